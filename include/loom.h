@@ -1,0 +1,239 @@
+/**
+ * @file loom.h
+ * @brief Loom's native C API: MPI-exact derived datatypes, compiled pack
+ *        plans, and resumable partial processing, without MPI.
+ *
+ * A loom_type is an immutable, reference-counted description built by
+ * constructors that mirror MPI's (same arguments, same size/extent/lb
+ * semantics, displacements in bytes for the h-forms and in extents of the
+ * old type otherwise).  loom_type_commit() compiles it into a plan; every
+ * pack, unpack and iov operation needs a committed type.  The packed stream
+ * is always in MPI typemap order, byte-identical to MPI_Pack.
+ *
+ * All functions return LOOM_OK (0) or a loom_status error code and never
+ * write outside the buffers and sizes they are given.  Types are safe to
+ * share between threads once committed; a cursor belongs to one thread.
+ */
+#ifndef LOOM_H
+#define LOOM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Status codes returned by every call. */
+typedef enum loom_status {
+  LOOM_OK = 0,
+  LOOM_ERR_ARG,      /**< invalid argument (null pointer, bad enum, bad dims) */
+  LOOM_ERR_COUNT,    /**< negative count or block length */
+  LOOM_ERR_TYPE,     /**< null or uncommitted type where a committed one is needed */
+  LOOM_ERR_TRUNCATE, /**< output buffer too small; nothing past it was written */
+  LOOM_ERR_RANGE,    /**< offset/length outside the packed stream */
+  LOOM_ERR_NOMEM,    /**< allocation failed */
+  LOOM_ERR_OVERFLOW  /**< a size or extent does not fit in 64 bits */
+} loom_status;
+
+/** Opaque, immutable, reference-counted type handle. */
+typedef struct loom_type_s *loom_type;
+
+/** Primitive element kinds (the MPI predefined types, by C/Fortran meaning). */
+typedef enum loom_prim {
+  LOOM_CHAR, LOOM_SIGNED_CHAR, LOOM_UNSIGNED_CHAR, LOOM_BYTE, LOOM_PACKED,
+  LOOM_SHORT, LOOM_UNSIGNED_SHORT, LOOM_INT, LOOM_UNSIGNED, LOOM_LONG,
+  LOOM_UNSIGNED_LONG, LOOM_LONG_LONG, LOOM_UNSIGNED_LONG_LONG, LOOM_FLOAT,
+  LOOM_DOUBLE, LOOM_LONG_DOUBLE, LOOM_WCHAR, LOOM_C_BOOL, LOOM_INT8_T,
+  LOOM_INT16_T, LOOM_INT32_T, LOOM_INT64_T, LOOM_UINT8_T, LOOM_UINT16_T,
+  LOOM_UINT32_T, LOOM_UINT64_T, LOOM_AINT, LOOM_OFFSET, LOOM_COUNT,
+  LOOM_C_FLOAT_COMPLEX, LOOM_C_DOUBLE_COMPLEX, LOOM_C_LONG_DOUBLE_COMPLEX,
+  LOOM_CXX_BOOL,
+  /* Fortran kinds as gfortran lays them out */
+  LOOM_F_CHARACTER, LOOM_F_INTEGER, LOOM_F_REAL, LOOM_F_DOUBLE_PRECISION,
+  LOOM_F_COMPLEX, LOOM_F_DOUBLE_COMPLEX, LOOM_F_LOGICAL,
+  LOOM_F_INTEGER1, LOOM_F_INTEGER2, LOOM_F_INTEGER4, LOOM_F_INTEGER8,
+  LOOM_F_REAL4, LOOM_F_REAL8, LOOM_F_REAL16,
+  /* pair types used by MINLOC/MAXLOC: they have gaps */
+  LOOM_FLOAT_INT, LOOM_DOUBLE_INT, LOOM_LONG_INT, LOOM_2INT, LOOM_SHORT_INT,
+  LOOM_LONG_DOUBLE_INT, LOOM_2REAL, LOOM_2DOUBLE_PRECISION, LOOM_2INTEGER,
+  LOOM_PRIM_COUNT
+} loom_prim;
+
+/** How a type was made (the MPI combiner). */
+typedef enum loom_combiner {
+  LOOM_COMBINER_NAMED, LOOM_COMBINER_DUP, LOOM_COMBINER_CONTIGUOUS,
+  LOOM_COMBINER_VECTOR, LOOM_COMBINER_HVECTOR, LOOM_COMBINER_INDEXED,
+  LOOM_COMBINER_HINDEXED, LOOM_COMBINER_INDEXED_BLOCK,
+  LOOM_COMBINER_HINDEXED_BLOCK, LOOM_COMBINER_STRUCT,
+  LOOM_COMBINER_SUBARRAY, LOOM_COMBINER_DARRAY, LOOM_COMBINER_RESIZED
+} loom_combiner;
+
+enum { LOOM_ORDER_C = 0, LOOM_ORDER_FORTRAN = 1 };
+enum { LOOM_DISTRIBUTE_NONE = 0, LOOM_DISTRIBUTE_BLOCK = 1,
+       LOOM_DISTRIBUTE_CYCLIC = 2 };
+/** darray argument meaning "the default distribution argument". */
+#define LOOM_DISTRIBUTE_DFLT_DARG (-1)
+
+/** How struct bounds are computed where MPI implementations differ. */
+typedef enum loom_bounds_rule {
+  /** The MPI standard: explicit lb/ub markers (from resized) are sticky. */
+  LOOM_BOUNDS_STANDARD = 0,
+  /** MPICH 4: markers are not sticky; the struct is always padded. */
+  LOOM_BOUNDS_MPICH = 1
+} loom_bounds_rule;
+
+/** @name Constructors
+ *  Each returns a new reference in *out; release it with loom_type_free().
+ *  Arguments follow the MPI constructor of the same name, with 64-bit counts.
+ *  @{ */
+loom_status loom_type_primitive(loom_prim p, loom_type *out);
+/** A primitive of arbitrary size and alignment with no external32 meaning. */
+loom_status loom_type_bytes(int64_t size, int64_t align, loom_type *out);
+loom_status loom_type_contiguous(int64_t count, loom_type old, loom_type *out);
+loom_status loom_type_vector(int64_t count, int64_t blocklen, int64_t stride,
+                             loom_type old, loom_type *out);
+loom_status loom_type_hvector(int64_t count, int64_t blocklen,
+                              int64_t stride_bytes, loom_type old,
+                              loom_type *out);
+loom_status loom_type_indexed(int64_t count, const int64_t *blocklens,
+                              const int64_t *displs, loom_type old,
+                              loom_type *out);
+loom_status loom_type_hindexed(int64_t count, const int64_t *blocklens,
+                               const int64_t *displs_bytes, loom_type old,
+                               loom_type *out);
+loom_status loom_type_indexed_block(int64_t count, int64_t blocklen,
+                                    const int64_t *displs, loom_type old,
+                                    loom_type *out);
+loom_status loom_type_hindexed_block(int64_t count, int64_t blocklen,
+                                     const int64_t *displs_bytes,
+                                     loom_type old, loom_type *out);
+/** MPI_Type_create_struct; @p rule picks the bounds semantics. */
+loom_status loom_type_struct(int64_t count, const int64_t *blocklens,
+                             const int64_t *displs_bytes,
+                             const loom_type *types, loom_bounds_rule rule,
+                             loom_type *out);
+loom_status loom_type_subarray(int ndims, const int64_t *sizes,
+                               const int64_t *subsizes, const int64_t *starts,
+                               int order, loom_type old, loom_type *out);
+loom_status loom_type_darray(int size, int rank, int ndims,
+                             const int64_t *gsizes, const int *distribs,
+                             const int *dargs, const int *psizes, int order,
+                             loom_type old, loom_type *out);
+loom_status loom_type_resized(loom_type old, int64_t lb, int64_t extent,
+                              loom_type *out);
+loom_status loom_type_dup(loom_type old, loom_type *out);
+/** @} */
+
+/** Takes one more reference. */
+loom_type loom_type_ref(loom_type t);
+/** Drops a reference; a type lives while any reference (or parent) holds it. */
+void loom_type_free(loom_type t);
+
+/** Compiles the plan (idempotent, thread-safe).  Cost depends on the size of
+ *  the type description, never on the number of elements. */
+loom_status loom_type_commit(loom_type t);
+int loom_type_is_committed(loom_type t);
+
+/** @name Queries (MPI_Type_size, get_extent, get_true_extent)
+ *  @{ */
+int64_t loom_type_size(loom_type t);
+void loom_type_extent(loom_type t, int64_t *lb, int64_t *extent);
+void loom_type_true_extent(loom_type t, int64_t *true_lb, int64_t *true_extent);
+/** Number of primitive elements in one instance (MPI_Get_elements basis). */
+int64_t loom_type_num_elements(loom_type t);
+/** Nonzero when one instance is a single contiguous run starting at lb... in
+ *  other words, count instances can be moved with one memcpy. */
+int loom_type_is_contiguous(loom_type t);
+loom_combiner loom_type_combiner(loom_type t);
+/** Writes the committed plan for @p count instances as one line
+ *  (e.g. "vec(1048576,+8,blk8)"); returns the length it needs. */
+size_t loom_type_plan_string(loom_type t, int64_t count, char *buf,
+                             size_t bufsize);
+/** @} */
+
+/** @name Whole-message pack and unpack (MPI_Pack semantics)
+ *  *position is advanced; on LOOM_ERR_TRUNCATE nothing is written.
+ *  @{ */
+loom_status loom_pack(const void *inbuf, int64_t count, loom_type t,
+                      void *outbuf, size_t outsize, size_t *position);
+loom_status loom_unpack(const void *inbuf, size_t insize, size_t *position,
+                        void *outbuf, int64_t count, loom_type t);
+/** @} */
+
+/** An (address, length) pair as produced by the iov generator. */
+typedef struct loom_iov {
+  void *base;
+  size_t len;
+} loom_iov;
+
+/** Opaque partial-processing state: a position in the packed stream. */
+typedef struct loom_cursor_s *loom_cursor;
+
+/** @name Partial processing
+ *  A cursor walks the packed stream of @p count instances of @p t laid out at
+ *  @p buf.  Seeks cost O(depth log n); consecutive calls resume in O(1).
+ *  @{ */
+loom_status loom_cursor_create(loom_type t, int64_t count, const void *buf,
+                               loom_cursor *out);
+void loom_cursor_free(loom_cursor c);
+/** Copies cursor state (a checkpoint restore). */
+loom_status loom_cursor_copy(loom_cursor dst, loom_cursor src);
+/** Total packed bytes and current offset. */
+size_t loom_cursor_total(loom_cursor c);
+size_t loom_cursor_offset(loom_cursor c);
+loom_status loom_cursor_seek(loom_cursor c, size_t offset);
+/** Packs the next @p len bytes (fewer at the end) into @p out. */
+loom_status loom_cursor_pack(loom_cursor c, void *out, size_t len,
+                             size_t *done);
+/** Unpacks the next @p len bytes of @p in into the user buffer. */
+loom_status loom_cursor_unpack(loom_cursor c, const void *in, size_t len,
+                               size_t *done);
+/** Emits at most @p max_entries (address, length) pairs covering at most
+ *  @p max_bytes of the stream; adjacent pieces are merged.  *bytes is the
+ *  stream length covered; call again to continue. */
+loom_status loom_cursor_iov(loom_cursor c, loom_iov *iov, size_t max_entries,
+                            size_t max_bytes, size_t *n_entries,
+                            size_t *bytes);
+
+/** Packs stream bytes [offset, offset+len) in one call (seek + pack). */
+loom_status loom_pack_range(const void *inbuf, int64_t count, loom_type t,
+                            size_t offset, size_t len, void *out);
+loom_status loom_unpack_range(const void *in, size_t offset, size_t len,
+                              void *outbuf, int64_t count, loom_type t);
+/** @} */
+
+/** @name Checkpoints
+ *  Cursor snapshots every @p interval bytes, for workers that handle
+ *  disjoint ranges of one message in parallel and in any order.
+ *  @{ */
+typedef struct loom_checkpoints_s *loom_checkpoints;
+loom_status loom_checkpoints_create(loom_type t, int64_t count,
+                                    const void *buf, size_t interval,
+                                    loom_checkpoints *out);
+void loom_checkpoints_free(loom_checkpoints cp);
+size_t loom_checkpoints_count(loom_checkpoints cp);
+/** Sets @p c to the nearest checkpoint at or before @p offset, then seeks
+ *  forward to @p offset. */
+loom_status loom_checkpoints_restore(loom_checkpoints cp, size_t offset,
+                                     loom_cursor c);
+/** @} */
+
+/** @name external32 (big-endian, the standard's external32 sizes)
+ *  @{ */
+loom_status loom_external32_size(int64_t count, loom_type t, size_t *size);
+loom_status loom_pack_external32(const void *inbuf, int64_t count,
+                                 loom_type t, void *outbuf, size_t outsize,
+                                 size_t *position);
+loom_status loom_unpack_external32(const void *inbuf, size_t insize,
+                                   size_t *position, void *outbuf,
+                                   int64_t count, loom_type t);
+/** @} */
+
+/** A short English message for a status code. */
+const char *loom_status_string(loom_status s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LOOM_H */
