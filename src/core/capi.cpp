@@ -1,0 +1,197 @@
+// The C API over types, plans and cursors.
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+#include "cursor.hpp"
+#include "type.hpp"
+
+using loom::at;
+
+namespace {
+bool usable(loom_type t) { return t && t->committed.load(std::memory_order_acquire); }
+
+// Bytes of `count` instances, or -1 on overflow.
+int64_t packed_bytes(loom_type t, int64_t count) {
+  int64_t n;
+  return __builtin_mul_overflow(count, t->size, &n) ? -1 : n;
+}
+}  // namespace
+
+extern "C" {
+
+loom_status loom_type_commit(loom_type t) {
+  if (!t) return LOOM_ERR_TYPE;
+  try {
+    loom::type_plan(t);
+  } catch (const std::bad_alloc &) {
+    return LOOM_ERR_NOMEM;
+  }
+  t->committed.store(true, std::memory_order_release);
+  return LOOM_OK;
+}
+
+int loom_type_is_committed(loom_type t) { return usable(t); }
+int64_t loom_type_size(loom_type t) { return t ? t->size : 0; }
+int64_t loom_type_num_elements(loom_type t) { return t ? t->nelems : 0; }
+loom_combiner loom_type_combiner(loom_type t) { return t ? t->combiner : LOOM_COMBINER_NAMED; }
+
+void loom_type_extent(loom_type t, int64_t *lb, int64_t *extent) {
+  if (lb) *lb = t ? t->lb : 0;
+  if (extent) *extent = t ? t->extent() : 0;
+}
+
+void loom_type_true_extent(loom_type t, int64_t *true_lb, int64_t *true_extent) {
+  if (true_lb) *true_lb = t ? t->true_lb : 0;
+  if (true_extent) *true_extent = t ? t->true_ub - t->true_lb : 0;
+}
+
+int loom_type_is_contiguous(loom_type t) {
+  if (!t) return 0;
+  const loom::NodeP &p = loom::type_plan(t);
+  return !p || (p->kind == loom::Kind::Block && t->size == t->extent());
+}
+
+size_t loom_type_plan_string(loom_type t, int64_t count, char *buf, size_t bufsize) {
+  if (!t) return 0;
+  std::string s = loom::plan_string(loom::plan_for(t, count));
+  if (buf && bufsize) {
+    size_t n = std::min(bufsize - 1, s.size());
+    std::memcpy(buf, s.data(), n);
+    buf[n] = 0;
+  }
+  return s.size() + 1;
+}
+
+loom_status loom_pack(const void *inbuf, int64_t count, loom_type t, void *outbuf,
+                      size_t outsize, size_t *position) {
+  if (!usable(t)) return LOOM_ERR_TYPE;
+  if (count < 0) return LOOM_ERR_COUNT;
+  if (!position || *position > outsize) return LOOM_ERR_ARG;
+  int64_t n = packed_bytes(t, count);
+  if (n < 0) return LOOM_ERR_OVERFLOW;
+  if ((uint64_t)n > outsize - *position) return LOOM_ERR_TRUNCATE;
+  if (n == 0) return LOOM_OK;
+  if (!outbuf) return LOOM_ERR_ARG;
+  loom::NodeP p = loom::plan_for(t, count);
+  p->pack(*p, at(inbuf, p->off), static_cast<char *>(outbuf) + *position, 0, p->count);
+  *position += n;
+  return LOOM_OK;
+}
+
+loom_status loom_unpack(const void *inbuf, size_t insize, size_t *position,
+                        void *outbuf, int64_t count, loom_type t) {
+  if (!usable(t)) return LOOM_ERR_TYPE;
+  if (count < 0) return LOOM_ERR_COUNT;
+  if (!position || *position > insize) return LOOM_ERR_ARG;
+  int64_t n = packed_bytes(t, count);
+  if (n < 0) return LOOM_ERR_OVERFLOW;
+  if ((uint64_t)n > insize - *position) return LOOM_ERR_TRUNCATE;
+  if (n == 0) return LOOM_OK;
+  if (!inbuf) return LOOM_ERR_ARG;
+  loom::NodeP p = loom::plan_for(t, count);
+  p->unpack(*p, at(outbuf, p->off),
+            const_cast<char *>(static_cast<const char *>(inbuf)) + *position, 0, p->count);
+  *position += n;
+  return LOOM_OK;
+}
+
+loom_status loom_cursor_create(loom_type t, int64_t count, const void *buf,
+                               loom_cursor *out) {
+  if (!out) return LOOM_ERR_ARG;
+  if (!usable(t)) return LOOM_ERR_TYPE;
+  if (count < 0) return LOOM_ERR_COUNT;
+  if (packed_bytes(t, count) < 0) return LOOM_ERR_OVERFLOW;
+  auto *c = new (std::nothrow) loom_cursor_s{t, loom::Cursor(loom::plan_for(t, count), buf)};
+  if (!c) return LOOM_ERR_NOMEM;
+  loom_type_ref(t);
+  *out = c;
+  return LOOM_OK;
+}
+
+void loom_cursor_free(loom_cursor c) {
+  if (!c) return;
+  loom_type_free(c->type);
+  delete c;
+}
+
+loom_status loom_cursor_copy(loom_cursor dst, loom_cursor src) {
+  if (!dst || !src) return LOOM_ERR_ARG;
+  if (dst != src) {
+    loom_type_ref(src->type);
+    loom_type_free(dst->type);
+    dst->type = src->type;
+    dst->cur = src->cur;
+  }
+  return LOOM_OK;
+}
+
+size_t loom_cursor_total(loom_cursor c) { return c ? c->cur.total() : 0; }
+size_t loom_cursor_offset(loom_cursor c) { return c ? c->cur.offset() : 0; }
+
+loom_status loom_cursor_seek(loom_cursor c, size_t offset) {
+  if (!c) return LOOM_ERR_ARG;
+  if (offset > (size_t)c->cur.total()) return LOOM_ERR_RANGE;
+  c->cur.seek(offset);
+  return LOOM_OK;
+}
+
+loom_status loom_cursor_pack(loom_cursor c, void *out, size_t len, size_t *done) {
+  if (!c || (!out && len) || !done) return LOOM_ERR_ARG;
+  *done = c->cur.pack(static_cast<char *>(out), std::min<size_t>(len, INT64_MAX));
+  return LOOM_OK;
+}
+
+loom_status loom_cursor_unpack(loom_cursor c, const void *in, size_t len, size_t *done) {
+  if (!c || (!in && len) || !done) return LOOM_ERR_ARG;
+  *done = c->cur.unpack(static_cast<const char *>(in), std::min<size_t>(len, INT64_MAX));
+  return LOOM_OK;
+}
+
+loom_status loom_cursor_iov(loom_cursor c, loom_iov *iov, size_t max_entries,
+                            size_t max_bytes, size_t *n_entries, size_t *bytes) {
+  if (!c || (!iov && max_entries) || !n_entries || !bytes) return LOOM_ERR_ARG;
+  *bytes = c->cur.iov(iov, max_entries, std::min<size_t>(max_bytes, INT64_MAX), n_entries);
+  return LOOM_OK;
+}
+
+static loom_status range_op(bool pack, const void *userbuf, int64_t count, loom_type t,
+                            size_t offset, size_t len, void *stream) {
+  if (!usable(t)) return LOOM_ERR_TYPE;
+  if (count < 0) return LOOM_ERR_COUNT;
+  int64_t n = packed_bytes(t, count);
+  if (n < 0) return LOOM_ERR_OVERFLOW;
+  if (offset > (uint64_t)n || len > (uint64_t)n - offset) return LOOM_ERR_RANGE;
+  if (len && !stream) return LOOM_ERR_ARG;
+  loom::Cursor cur(loom::plan_for(t, count), userbuf);
+  cur.seek(offset);
+  if (pack) cur.pack(static_cast<char *>(stream), len);
+  else cur.unpack(static_cast<const char *>(stream), len);
+  return LOOM_OK;
+}
+
+loom_status loom_pack_range(const void *inbuf, int64_t count, loom_type t, size_t offset,
+                            size_t len, void *out) {
+  return range_op(true, inbuf, count, t, offset, len, out);
+}
+
+loom_status loom_unpack_range(const void *in, size_t offset, size_t len, void *outbuf,
+                              int64_t count, loom_type t) {
+  return range_op(false, outbuf, count, t, offset, len, const_cast<void *>(in));
+}
+
+const char *loom_status_string(loom_status s) {
+  switch (s) {
+    case LOOM_OK: return "success";
+    case LOOM_ERR_ARG: return "invalid argument";
+    case LOOM_ERR_COUNT: return "invalid count or block length";
+    case LOOM_ERR_TYPE: return "invalid or uncommitted type";
+    case LOOM_ERR_TRUNCATE: return "output buffer too small";
+    case LOOM_ERR_RANGE: return "offset or length outside the packed stream";
+    case LOOM_ERR_NOMEM: return "out of memory";
+    case LOOM_ERR_OVERFLOW: return "size or extent overflows 64 bits";
+  }
+  return "unknown status";
+}
+
+}  // extern "C"

@@ -1,0 +1,161 @@
+#include "cursor.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace loom {
+namespace {
+
+struct Mover {
+  static constexpr bool batches = true;
+  bool pack;
+  char *s;
+  bool bytes(char *p, int64_t k) {
+    if (pack) std::memcpy(s, p, k);
+    else std::memcpy(p, s, k);
+    s += k;
+    return true;
+  }
+  void full(const Node &n, char *base, int64_t i0, int64_t i1) {
+    s = (pack ? n.pack : n.unpack)(n, base, s, i0, i1);
+  }
+};
+
+struct Skipper {
+  static constexpr bool batches = true;
+  bool bytes(char *, int64_t) { return true; }
+  void full(const Node &, char *, int64_t, int64_t) {}
+};
+
+struct IovMaker {
+  static constexpr bool batches = false;
+  loom_iov *v;
+  size_t max, n = 0;
+  bool bytes(char *p, int64_t k) {
+    if (n > 0 && static_cast<char *>(v[n - 1].base) + v[n - 1].len == p) {
+      v[n - 1].len += k;
+      return true;
+    }
+    if (n == max) return false;
+    v[n++] = {p, static_cast<size_t>(k)};
+    return true;
+  }
+  void full(const Node &, char *, int64_t, int64_t) {}
+};
+
+}  // namespace
+
+Cursor::Cursor(NodeP root, const void *buf)
+    : root_(std::move(root)), buf_(at(buf, 0)) {
+  st_.reserve(root_ ? root_->depth + 1 : 1);
+  seek(0);
+}
+
+void Cursor::push_child(const Frame &f) {
+  const Node &n = *f.n;
+  switch (n.kind) {
+    case Kind::Vec:
+      st_.push_back({n.child.get(), f.base + f.i * n.stride, 0, n.child->count});
+      return;
+    case Kind::Idx:
+      st_.push_back({n.child.get(), f.base + n.disp[f.i], 0, n.child->count});
+      return;
+    case Kind::IdxV:
+      st_.push_back({nullptr, f.base + n.disp[f.i], 0, n.lens[f.i]});
+      return;
+    case Kind::Struct:
+      st_.push_back({n.kids[f.i].get(), f.base + n.disp[f.i], 0, n.kids[f.i]->count});
+      return;
+    case Kind::Block: return;  // blocks are walked byte-wise in place
+  }
+}
+
+void Cursor::seek(int64_t off) {
+  st_.clear();
+  pos_ = off;
+  if (!root_) return;
+  st_.push_back({root_.get(), buf_ + root_->off, 0, root_->count});
+  int64_t rem = off;
+  while (rem > 0) {
+    Frame &f = st_.back();
+    if (!f.n || f.n->kind == Kind::Block) {
+      f.i = rem;
+      break;
+    }
+    const Node &n = *f.n;
+    if (n.kind == Kind::Vec || n.kind == Kind::Idx) {
+      f.i = rem / n.child->packed;
+      rem -= f.i * n.child->packed;
+    } else {
+      auto it = std::upper_bound(n.prefix.begin(), n.prefix.end(), rem);
+      f.i = (it - n.prefix.begin()) - 1;
+      rem -= n.prefix[f.i];
+    }
+    if (rem > 0) push_child(f);
+  }
+}
+
+template <class Act>
+int64_t Cursor::run(Act &a, int64_t budget) {
+  int64_t done = 0;
+  while (budget > 0 && !st_.empty()) {
+    Frame &f = st_.back();
+    if (f.i == f.lim) {
+      st_.pop_back();
+      if (!st_.empty()) st_.back().i++;
+      continue;
+    }
+    if (!f.n || f.n->kind == Kind::Block) {
+      int64_t k = std::min(f.lim - f.i, budget);
+      if (!a.bytes(f.base + f.i, k)) break;
+      f.i += k, budget -= k, done += k;
+      continue;
+    }
+    const Node &n = *f.n;
+    if (Act::batches) {
+      // As many whole children as fit go to the kernel in one call.
+      int64_t k, bytes;
+      if (n.kind == Kind::Vec || n.kind == Kind::Idx) {
+        k = std::min(f.lim - f.i, budget / n.child->packed);
+        bytes = k * n.child->packed;
+      } else {
+        auto first = n.prefix.begin() + f.i + 1;
+        auto it = std::upper_bound(first, n.prefix.begin() + f.lim + 1, n.prefix[f.i] + budget);
+        k = it - first;
+        bytes = n.prefix[f.i + k] - n.prefix[f.i];
+      }
+      if (k > 0) {
+        a.full(n, f.base, f.i, f.i + k);
+        f.i += k, budget -= bytes, done += bytes;
+        continue;
+      }
+    }
+    push_child(f);
+  }
+  pos_ += done;
+  return done;
+}
+
+int64_t Cursor::pack(char *out, int64_t len) {
+  Mover m{true, out};
+  return run(m, len);
+}
+
+int64_t Cursor::unpack(const char *in, int64_t len) {
+  Mover m{false, const_cast<char *>(in)};
+  return run(m, len);
+}
+
+int64_t Cursor::skip(int64_t len) {
+  Skipper s;
+  return run(s, len);
+}
+
+int64_t Cursor::iov(loom_iov *v, size_t max_entries, int64_t max_bytes, size_t *n) {
+  IovMaker m{v, max_entries};
+  int64_t done = max_entries ? run(m, max_bytes) : 0;
+  *n = m.n;
+  return done;
+}
+
+}  // namespace loom

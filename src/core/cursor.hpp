@@ -1,0 +1,55 @@
+// A position in the packed stream of `count` instances of a plan, and the
+// non-recursive engine that moves any byte range from there.  Whole children
+// that fit in the range go to the specialised kernels; only the path to the
+// range's two ends is walked level by level.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "loom.h"
+#include "plan.hpp"
+
+namespace loom {
+
+/// Address arithmetic that is defined for MPI_BOTTOM (a null base).
+inline char *at(const void *p, int64_t off) {
+  return reinterpret_cast<char *>(reinterpret_cast<uintptr_t>(p) + off);
+}
+
+struct Frame {
+  const Node *n;  // nullptr: a run of raw bytes inside an IdxV
+  char *base;     // origin of this instance
+  int64_t i;      // next child (byte, for runs and blocks)
+  int64_t lim;    // number of children
+};
+
+class Cursor {
+ public:
+  Cursor(NodeP root, const void *buf);
+  int64_t total() const { return root_ ? root_->packed : 0; }
+  int64_t offset() const { return pos_; }
+  void seek(int64_t off);
+  /// Moves up to `len` bytes from the current position; returns how many.
+  int64_t pack(char *out, int64_t len);
+  int64_t unpack(const char *in, int64_t len);
+  /// Skips `len` bytes without touching data (checkpoint catch-up).
+  int64_t skip(int64_t len);
+  int64_t iov(loom_iov *v, size_t max_entries, int64_t max_bytes, size_t *n);
+
+ private:
+  template <class Act>
+  int64_t run(Act &a, int64_t budget);
+  void push_child(const Frame &f);
+
+  NodeP root_;
+  char *buf_;
+  int64_t pos_ = 0;
+  std::vector<Frame> st_;
+};
+
+}  // namespace loom
+
+struct loom_cursor_s {
+  loom_type type;
+  loom::Cursor cur;
+};

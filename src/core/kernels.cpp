@@ -1,0 +1,162 @@
+// Movers specialised by plan shape.  Fixed leaf-block sizes compile to typed
+// moves; large blocks go to memcpy (glibc switches to non-temporal stores
+// when the copy exceeds the cache).  Instantiation is bounded: a few shapes
+// times the fixed block sizes times {pack, unpack}.
+#include <cstring>
+
+#include "plan.hpp"
+
+namespace loom {
+namespace {
+
+template <bool Pack>
+inline void mv(char *user, char *s, size_t n) {
+  if (Pack) std::memcpy(s, user, n);
+  else std::memcpy(user, s, n);
+}
+
+// Short runs of variable length: overlapping fixed moves beat a libc call.
+template <bool Pack>
+inline void mv_short(char *user, char *s, int64_t n) {
+  char *dst = Pack ? s : user;
+  const char *src = Pack ? user : s;
+  if (n >= 8 && n <= 16) {
+    uint64_t a, b;
+    std::memcpy(&a, src, 8);
+    std::memcpy(&b, src + n - 8, 8);
+    std::memcpy(dst, &a, 8);
+    std::memcpy(dst + n - 8, &b, 8);
+  } else if (n >= 4 && n < 8) {
+    uint32_t a, b;
+    std::memcpy(&a, src, 4);
+    std::memcpy(&b, src + n - 4, 4);
+    std::memcpy(dst, &a, 4);
+    std::memcpy(dst + n - 4, &b, 4);
+  } else if (n < 4) {
+    for (int64_t i = 0; i < n; i++) dst[i] = src[i];
+  } else {
+    std::memcpy(dst, src, n);
+  }
+}
+
+// B == 0: the block size is only known at run time.
+template <bool Pack, int B>
+inline void mv_block(char *user, char *s, int64_t b) {
+  if (B) mv<Pack>(user, s, B);
+  else if (b <= 16) mv_short<Pack>(user, s, b);
+  else mv<Pack>(user, s, b);
+}
+
+template <bool Pack>
+char *k_block(const Node &, char *base, char *s, int64_t i0, int64_t i1) {
+  mv<Pack>(base + i0, s, i1 - i0);
+  return s + (i1 - i0);
+}
+
+template <bool Pack, int B>
+char *k_vec_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  const int64_t b = B ? B : n.child->count, st = n.stride;
+  char *p = base + i0 * st;
+  for (int64_t i = i0; i < i1; i++, p += st, s += b) mv_block<Pack, B>(p, s, b);
+  return s;
+}
+
+template <bool Pack, int B>
+char *k_vec_vec_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  const Node &in = *n.child;
+  const int64_t b = B ? B : in.child->count, st = n.stride, n2 = in.count,
+                st2 = in.stride;
+  char *p = base + i0 * st;
+  for (int64_t i = i0; i < i1; i++, p += st) {
+    char *q = p;
+    for (int64_t j = 0; j < n2; j++, q += st2, s += b) mv_block<Pack, B>(q, s, b);
+  }
+  return s;
+}
+
+template <bool Pack, int B>
+char *k_idx_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  const int64_t b = B ? B : n.child->count;
+  const int64_t *d = n.disp.data();
+  for (int64_t i = i0; i < i1; i++, s += b) mv_block<Pack, B>(base + d[i], s, b);
+  return s;
+}
+
+template <bool Pack>
+char *k_idxv(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  const int64_t *d = n.disp.data(), *l = n.lens.data();
+  for (int64_t i = i0; i < i1; i++) {
+    mv_block<Pack, 0>(base + d[i], s, l[i]);
+    s += l[i];
+  }
+  return s;
+}
+
+template <bool Pack>
+inline char *whole(const Node &c, char *base, char *s) {
+  return (Pack ? c.pack : c.unpack)(c, base, s, 0, c.count);
+}
+
+template <bool Pack>
+char *k_vec_any(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  for (int64_t i = i0; i < i1; i++) s = whole<Pack>(*n.child, base + i * n.stride, s);
+  return s;
+}
+
+template <bool Pack>
+char *k_idx_any(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  for (int64_t i = i0; i < i1; i++) s = whole<Pack>(*n.child, base + n.disp[i], s);
+  return s;
+}
+
+template <bool Pack>
+char *k_struct(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  for (int64_t i = i0; i < i1; i++) s = whole<Pack>(*n.kids[i], base + n.disp[i], s);
+  return s;
+}
+
+template <template <bool, int> class K>
+struct BySize {
+  static void pick(int64_t b, Kernel *pk, Kernel *uk) {
+    switch (b) {
+#define LOOM_CASE(N) \
+  case N: *pk = K<true, N>::f; *uk = K<false, N>::f; return;
+      LOOM_CASE(1) LOOM_CASE(2) LOOM_CASE(4) LOOM_CASE(8) LOOM_CASE(12)
+      LOOM_CASE(16) LOOM_CASE(24) LOOM_CASE(32) LOOM_CASE(64)
+#undef LOOM_CASE
+      default: *pk = K<true, 0>::f; *uk = K<false, 0>::f;
+    }
+  }
+};
+template <bool P, int B> struct VecBlk { static constexpr Kernel f = k_vec_blk<P, B>; };
+template <bool P, int B> struct VecVecBlk { static constexpr Kernel f = k_vec_vec_blk<P, B>; };
+template <bool P, int B> struct IdxBlk { static constexpr Kernel f = k_idx_blk<P, B>; };
+
+}  // namespace
+
+void select_kernels(Node &n) {
+  const Node *c = n.child.get();
+  switch (n.kind) {
+    case Kind::Block:
+      n.pack = k_block<true>, n.unpack = k_block<false>;
+      return;
+    case Kind::Vec:
+      if (c->kind == Kind::Block) return BySize<VecBlk>::pick(c->count, &n.pack, &n.unpack);
+      if (c->kind == Kind::Vec && c->child->kind == Kind::Block)
+        return BySize<VecVecBlk>::pick(c->child->count, &n.pack, &n.unpack);
+      n.pack = k_vec_any<true>, n.unpack = k_vec_any<false>;
+      return;
+    case Kind::Idx:
+      if (c->kind == Kind::Block) return BySize<IdxBlk>::pick(c->count, &n.pack, &n.unpack);
+      n.pack = k_idx_any<true>, n.unpack = k_idx_any<false>;
+      return;
+    case Kind::IdxV:
+      n.pack = k_idxv<true>, n.unpack = k_idxv<false>;
+      return;
+    case Kind::Struct:
+      n.pack = k_struct<true>, n.unpack = k_struct<false>;
+      return;
+  }
+}
+
+}  // namespace loom

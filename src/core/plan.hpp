@@ -1,0 +1,67 @@
+// Plans: the executable form of a type, a small tree of byte loops
+// ("dataloops").  Built bottom-up by smart constructors that normalise as
+// they go, so every plan is already at its fixed point.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace loom {
+
+struct Node;
+using NodeP = std::shared_ptr<const Node>;
+
+/// Moves the full children [i0, i1) of one instance of `n` whose origin is
+/// `base`, to (pack) or from (unpack) the stream at `s`; returns s advanced.
+using Kernel = char *(*)(const Node &n, char *base, char *s, int64_t i0,
+                         int64_t i1);
+
+enum class Kind : uint8_t {
+  Block,   // `count` contiguous bytes; its children are bytes
+  Vec,     // `count` copies of `child`, `stride` bytes apart
+  Idx,     // `count` copies of `child` at byte displacements `disp`
+  IdxV,    // `count` byte runs of lengths `lens` at `disp` (a leaf)
+  Struct,  // `count` different children `kids` at `disp`
+};
+
+struct Node {
+  Kind kind;
+  int64_t off = 0;     // where this instance starts relative to its placement
+  int64_t count = 0;   // children (bytes for a Block)
+  int64_t stride = 0;  // Vec
+  int64_t packed = 0;  // packed bytes of one instance (> 0 always)
+  int depth = 1;       // levels of loops, for the cursor stack
+  std::vector<int64_t> disp, lens;
+  std::vector<int64_t> prefix;  // IdxV/Struct: packed bytes before child i
+  NodeP child;                  // Vec/Idx
+  std::vector<NodeP> kids;      // Struct
+  Kernel pack = nullptr, unpack = nullptr;
+
+  /// Packed bytes of child i (a byte for a Block).
+  int64_t child_packed(int64_t i) const {
+    switch (kind) {
+      case Kind::Block: return 1;
+      case Kind::Vec:
+      case Kind::Idx: return child->packed;
+      default: return prefix[i + 1] - prefix[i];
+    }
+  }
+};
+
+// Smart constructors.  They return nullptr for an empty (zero-byte) plan.
+NodeP mk_block(int64_t len, int64_t off = 0);
+NodeP mk_vec(int64_t count, int64_t stride, NodeP child, int64_t off = 0);
+NodeP mk_idx(std::vector<int64_t> disp, NodeP child);
+NodeP mk_idxv(std::vector<int64_t> disp, std::vector<int64_t> lens);
+NodeP mk_struct(std::vector<int64_t> disp, std::vector<NodeP> kids);
+/// The same plan placed `delta` bytes further.
+NodeP shifted(const NodeP &n, int64_t delta);
+
+/// One-line readable form, e.g. "vec(1024,+8,blk4)".
+std::string plan_string(const NodeP &n);
+
+/// Picks the kernels of a freshly built node (called by the constructors).
+void select_kernels(Node &n);
+
+}  // namespace loom

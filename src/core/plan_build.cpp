@@ -1,0 +1,80 @@
+// Type -> plan, once per type.  Children's plans are shared, so a type tree
+// compiles in time proportional to its description.
+#include "pair.hpp"
+#include "plan.hpp"
+#include "type.hpp"
+
+namespace loom {
+namespace {
+
+NodeP build(const loom_type_s *t) {
+  const loom_type_s *k = t->kids.empty() ? nullptr : t->kids[0];
+  switch (t->combiner) {
+    case LOOM_COMBINER_NAMED: {
+      if (t->raw_bytes) return mk_block(t->size);
+      if (const PairLayout *p = pair_layout(t->prim))
+        return mk_struct({0, p->second_off}, {mk_block(prim_info(p->first).size),
+                                              mk_block(prim_info(p->second).size)});
+      return mk_block(t->size);
+    }
+    case LOOM_COMBINER_DUP:
+    case LOOM_COMBINER_RESIZED: return type_plan(k);
+    case LOOM_COMBINER_SUBARRAY:
+    case LOOM_COMBINER_DARRAY: return type_plan(t->layout);
+    case LOOM_COMBINER_CONTIGUOUS: return mk_vec(t->ints[0], k->extent(), type_plan(k));
+    case LOOM_COMBINER_VECTOR:
+    case LOOM_COMBINER_HVECTOR:
+      return mk_vec(t->ints[0], t->disps[0], mk_vec(t->ints[1], k->extent(), type_plan(k)));
+    case LOOM_COMBINER_INDEXED:
+    case LOOM_COMBINER_HINDEXED:
+    case LOOM_COMBINER_INDEXED_BLOCK:
+    case LOOM_COMBINER_HINDEXED_BLOCK: {
+      const NodeP &p = type_plan(k);
+      const size_t n = t->ints.size();
+      if (!p) return nullptr;
+      if (p->kind == Kind::Block && p->count == k->extent()) {
+        // Blocks of a dense child are plain byte runs.
+        std::vector<int64_t> d(n), l(n);
+        for (size_t i = 0; i < n; i++) d[i] = t->disps[i] + p->off, l[i] = t->ints[i] * p->count;
+        return mk_idxv(std::move(d), std::move(l));
+      }
+      bool uniform = true;
+      for (size_t i = 1; i < n && uniform; i++) uniform = t->ints[i] == t->ints[0];
+      if (uniform && n > 0) return mk_idx(t->disps, mk_vec(t->ints[0], k->extent(), p));
+      std::vector<NodeP> kids(n);
+      for (size_t i = 0; i < n; i++) kids[i] = mk_vec(t->ints[i], k->extent(), p);
+      return mk_struct(t->disps, std::move(kids));
+    }
+    case LOOM_COMBINER_STRUCT: {
+      const size_t n = t->kids.size();
+      std::vector<NodeP> kids(n);
+      for (size_t i = 0; i < n; i++)
+        kids[i] = mk_vec(t->ints[i], t->kids[i]->extent(), type_plan(t->kids[i]));
+      return mk_struct(t->disps, std::move(kids));
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const NodeP &type_plan(const loom_type_s *t) {
+  std::call_once(t->plan_once, [t] { t->plan = build(t); });
+  return t->plan;
+}
+
+}  // namespace loom
+
+namespace loom {
+NodeP plan_for(const loom_type_s *t, int64_t count) {
+  const NodeP &p = type_plan(t);
+  if (count == 1 || !p) return p;
+  if (count <= 0) return nullptr;
+  auto f = std::atomic_load(&t->folded);
+  if (f && f->count == count) return f->plan;
+  auto nf = std::make_shared<const loom_type_s::Folded>(
+      loom_type_s::Folded{count, mk_vec(count, t->extent(), p)});
+  std::atomic_store(&t->folded, nf);
+  return nf->plan;
+}
+}  // namespace loom

@@ -1,0 +1,70 @@
+// The exact type description: what MPI's constructors build, with MPI's
+// size/extent/bounds semantics.  Immutable once built; the plan is attached
+// lazily at commit.
+#pragma once
+#include "loom.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace loom {
+struct Node;
+using NodeP = std::shared_ptr<const Node>;
+
+/// Static facts about one primitive kind.
+struct PrimInfo {
+  const char *name;
+  int64_t size, align;
+  int64_t ext32_size;  // size of one element in external32
+  enum Class : uint8_t { Int, Uint, Float, LongDouble, Complex, Bytes, Pair } cls;
+  int64_t nelems;  // basic elements (2 for pair types)
+};
+const PrimInfo &prim_info(loom_prim p);
+
+}  // namespace loom
+
+/// The C handle is the type itself, reference counted.
+struct loom_type_s {
+  mutable std::atomic<int64_t> refs{1};
+  loom_combiner combiner = LOOM_COMBINER_NAMED;
+  loom_prim prim = LOOM_BYTE;  // NAMED only
+  bool raw_bytes = false;      // loom_type_bytes: no external32 meaning
+  loom_bounds_rule rule = LOOM_BOUNDS_STANDARD;
+
+  // Constructor arguments, kept for introspection and external32 walks.
+  std::vector<int64_t> ints;   // counts, block lengths, dims...
+  std::vector<int64_t> disps;  // displacements (in bytes after construction)
+  std::vector<loom_type> kids; // references held by this type
+  loom_type layout = nullptr;  // subarray/darray: the equivalent built type
+
+  // MPI-exact bounds.
+  int64_t size = 0, lb = 0, ub = 0, true_lb = 0, true_ub = 0;
+  int64_t align = 1, nelems = 0;
+  bool lb_marker = false, ub_marker = false;  // explicit (sticky) bounds
+  int homogeneous = -1;  // the single loom_prim of every element, or -1
+
+  // Committed state.
+  std::atomic<bool> committed{false};
+  mutable std::once_flag plan_once;
+  mutable loom::NodeP plan;  // plan of one instance, built once
+  // The plan of `count` instances last asked for (count folding is cheap,
+  // but repeated MPI calls with one count should not allocate).
+  struct Folded {
+    int64_t count;
+    loom::NodeP plan;
+  };
+  mutable std::shared_ptr<const Folded> folded;
+
+  ~loom_type_s();
+  int64_t extent() const { return ub - lb; }
+};
+
+namespace loom {
+/// The plan of one instance (built on first call; thread-safe).
+const NodeP &type_plan(const loom_type_s *t);
+/// The plan of `count` consecutive instances (one extent apart).
+NodeP plan_for(const loom_type_s *t, int64_t count);
+}  // namespace loom

@@ -1,0 +1,279 @@
+// The MPI constructors.  Each validates its arguments, records them, and
+// derives the MPI-exact bounds through compute_bounds().
+#include <algorithm>
+#include <new>
+
+#include "bounds.hpp"
+#include "pair.hpp"
+#include "type.hpp"
+
+using loom::Piece;
+
+loom_type_s::~loom_type_s() {
+  for (loom_type k : kids) loom_type_free(k);
+  if (layout) loom_type_free(layout);
+}
+
+namespace {
+
+loom_type_s *make(loom_combiner c, loom_type old) {
+  auto *t = new (std::nothrow) loom_type_s;
+  if (!t) return nullptr;
+  t->combiner = c;
+  if (old) t->kids.push_back(loom_type_ref(old));
+  return t;
+}
+
+loom_status finish(loom_type_s *t, const std::vector<Piece> &pieces,
+                   bool is_struct, loom_type *out) {
+  if (!loom::compute_bounds(t, pieces, is_struct)) {
+    delete t;
+    return LOOM_ERR_OVERFLOW;
+  }
+  *out = t;
+  return LOOM_OK;
+}
+
+bool bad(loom_type old, loom_type *out) { return !old || !out; }
+
+// Shared body of vector and hvector (stride already in bytes).
+loom_status strided(loom_combiner c, int64_t count, int64_t blocklen,
+                    int64_t stride_bytes, int64_t stride_arg, loom_type old,
+                    loom_type *out) {
+  if (bad(old, out)) return LOOM_ERR_ARG;
+  if (count < 0 || blocklen < 0) return LOOM_ERR_COUNT;
+  loom_type_s *t = make(c, old);
+  if (!t) return LOOM_ERR_NOMEM;
+  t->ints = {count, blocklen, stride_arg};
+  t->disps = {stride_bytes};
+  std::vector<Piece> pieces;
+  if (count > 0 && blocklen > 0) {
+    // The bounds of count blocks depend only on the first and the last.
+    pieces.push_back({0, blocklen, old});
+    int64_t last;
+    if (__builtin_mul_overflow(count - 1, stride_bytes, &last)) {
+      delete t;
+      return LOOM_ERR_OVERFLOW;
+    }
+    if (count > 1) pieces.push_back({last, blocklen, old});
+  }
+  loom_status s = finish(t, pieces, false, out);
+  if (s != LOOM_OK || count <= 2) return s;
+  // Sizes count every block, not just the two that shape the bounds.
+  int64_t size, nel;
+  if (__builtin_mul_overflow(blocklen, old->size, &size) ||
+      __builtin_mul_overflow(count, size, &size) ||
+      __builtin_mul_overflow(blocklen, old->nelems, &nel) ||
+      __builtin_mul_overflow(count, nel, &nel)) {
+    loom_type_free(*out);
+    *out = nullptr;
+    return LOOM_ERR_OVERFLOW;
+  }
+  t->size = size;
+  t->nelems = nel;
+  return LOOM_OK;
+}
+
+loom_status indexed_common(loom_combiner c, int64_t count,
+                           const int64_t *blocklens, int64_t blocklen,
+                           const int64_t *displs, int64_t unit, loom_type old,
+                           loom_type *out) {
+  if (bad(old, out) || (count > 0 && (!displs || (!blocklens && blocklen < 0))))
+    return LOOM_ERR_ARG;
+  if (count < 0 || blocklen < 0) return LOOM_ERR_COUNT;
+  loom_type_s *t = make(c, old);
+  if (!t) return LOOM_ERR_NOMEM;
+  std::vector<Piece> pieces;
+  try {
+    t->ints.resize(count);
+    t->disps.resize(count);
+    pieces.reserve(count);
+    for (int64_t i = 0; i < count; i++) {
+      int64_t bl = blocklens ? blocklens[i] : blocklen, d;
+      if (bl < 0) {
+        delete t;
+        return LOOM_ERR_COUNT;
+      }
+      if (__builtin_mul_overflow(displs[i], unit, &d)) {
+        delete t;
+        return LOOM_ERR_OVERFLOW;
+      }
+      t->ints[i] = bl;
+      t->disps[i] = d;
+      pieces.push_back({d, bl, old});
+    }
+  } catch (const std::bad_alloc &) {
+    delete t;
+    return LOOM_ERR_NOMEM;
+  }
+  return finish(t, pieces, false, out);
+}
+
+}  // namespace
+
+extern "C" {
+
+loom_type loom_type_ref(loom_type t) {
+  if (t) t->refs.fetch_add(1, std::memory_order_relaxed);
+  return t;
+}
+
+void loom_type_free(loom_type t) {
+  if (t && t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete t;
+}
+
+loom_status loom_type_primitive(loom_prim p, loom_type *out) {
+  if (!out || p < 0 || p >= LOOM_PRIM_COUNT) return LOOM_ERR_ARG;
+  const loom::PrimInfo &pi = loom::prim_info(p);
+  auto *t = new (std::nothrow) loom_type_s;
+  if (!t) return LOOM_ERR_NOMEM;
+  t->prim = p;
+  t->size = pi.size;
+  t->align = pi.align;
+  t->nelems = pi.nelems;
+  t->homogeneous = pi.cls == loom::PrimInfo::Pair ? -1 : p;
+  const loom::PairLayout *pl = loom::pair_layout(p);
+  t->ub = pl ? pl->extent : pi.size;
+  t->true_ub = pl ? pl->second_off + loom::prim_info(pl->second).size : pi.size;
+  *out = t;
+  return LOOM_OK;
+}
+
+loom_status loom_type_bytes(int64_t size, int64_t align, loom_type *out) {
+  if (!out || size < 0 || align < 1) return LOOM_ERR_ARG;
+  auto *t = new (std::nothrow) loom_type_s;
+  if (!t) return LOOM_ERR_NOMEM;
+  t->raw_bytes = true;
+  t->size = t->ub = t->true_ub = size;
+  t->align = align;
+  t->nelems = 1;
+  *out = t;
+  return LOOM_OK;
+}
+
+loom_status loom_type_contiguous(int64_t count, loom_type old, loom_type *out) {
+  if (bad(old, out)) return LOOM_ERR_ARG;
+  loom_status s = strided(LOOM_COMBINER_CONTIGUOUS, 1, count, 0, 0, old, out);
+  if (s == LOOM_OK) (*out)->ints = {count};
+  return s;
+}
+
+loom_status loom_type_vector(int64_t count, int64_t blocklen, int64_t stride,
+                             loom_type old, loom_type *out) {
+  if (bad(old, out)) return LOOM_ERR_ARG;
+  int64_t sb;
+  if (__builtin_mul_overflow(stride, old->extent(), &sb)) return LOOM_ERR_OVERFLOW;
+  return strided(LOOM_COMBINER_VECTOR, count, blocklen, sb, stride, old, out);
+}
+
+loom_status loom_type_hvector(int64_t count, int64_t blocklen,
+                              int64_t stride_bytes, loom_type old,
+                              loom_type *out) {
+  return strided(LOOM_COMBINER_HVECTOR, count, blocklen, stride_bytes,
+                 stride_bytes, old, out);
+}
+
+loom_status loom_type_indexed(int64_t count, const int64_t *blocklens,
+                              const int64_t *displs, loom_type old,
+                              loom_type *out) {
+  if (bad(old, out)) return LOOM_ERR_ARG;
+  if (count > 0 && !blocklens) return LOOM_ERR_ARG;
+  return indexed_common(LOOM_COMBINER_INDEXED, count, blocklens, 0, displs,
+                        old->extent(), old, out);
+}
+
+loom_status loom_type_hindexed(int64_t count, const int64_t *blocklens,
+                               const int64_t *displs_bytes, loom_type old,
+                               loom_type *out) {
+  if (count > 0 && !blocklens) return LOOM_ERR_ARG;
+  return indexed_common(LOOM_COMBINER_HINDEXED, count, blocklens, 0,
+                        displs_bytes, 1, old, out);
+}
+
+loom_status loom_type_indexed_block(int64_t count, int64_t blocklen,
+                                    const int64_t *displs, loom_type old,
+                                    loom_type *out) {
+  if (bad(old, out)) return LOOM_ERR_ARG;
+  loom_status s = indexed_common(LOOM_COMBINER_INDEXED_BLOCK, count, nullptr,
+                                 blocklen, displs, old->extent(), old, out);
+  return s;
+}
+
+loom_status loom_type_hindexed_block(int64_t count, int64_t blocklen,
+                                     const int64_t *displs_bytes,
+                                     loom_type old, loom_type *out) {
+  return indexed_common(LOOM_COMBINER_HINDEXED_BLOCK, count, nullptr, blocklen,
+                        displs_bytes, 1, old, out);
+}
+
+loom_status loom_type_struct(int64_t count, const int64_t *blocklens,
+                             const int64_t *displs_bytes,
+                             const loom_type *types, loom_bounds_rule rule,
+                             loom_type *out) {
+  if (!out || (count > 0 && (!blocklens || !displs_bytes || !types)))
+    return LOOM_ERR_ARG;
+  if (rule != LOOM_BOUNDS_STANDARD && rule != LOOM_BOUNDS_MPICH) return LOOM_ERR_ARG;
+  if (count < 0) return LOOM_ERR_COUNT;
+  for (int64_t i = 0; i < count; i++) {
+    if (!types[i]) return LOOM_ERR_ARG;
+    if (blocklens[i] < 0) return LOOM_ERR_COUNT;
+  }
+  loom_type_s *t = make(LOOM_COMBINER_STRUCT, nullptr);
+  if (!t) return LOOM_ERR_NOMEM;
+  t->rule = rule;
+  std::vector<Piece> pieces;
+  try {
+    pieces.reserve(count);
+    t->ints.assign(blocklens, blocklens + count);
+    t->disps.assign(displs_bytes, displs_bytes + count);
+    for (int64_t i = 0; i < count; i++) {
+      t->kids.push_back(loom_type_ref(types[i]));
+      pieces.push_back({displs_bytes[i], blocklens[i], types[i]});
+    }
+  } catch (const std::bad_alloc &) {
+    delete t;
+    return LOOM_ERR_NOMEM;
+  }
+  return finish(t, pieces, true, out);
+}
+
+loom_status loom_type_resized(loom_type old, int64_t lb, int64_t extent,
+                              loom_type *out) {
+  if (bad(old, out)) return LOOM_ERR_ARG;
+  int64_t ub;
+  if (__builtin_add_overflow(lb, extent, &ub)) return LOOM_ERR_OVERFLOW;
+  loom_type_s *t = make(LOOM_COMBINER_RESIZED, old);
+  if (!t) return LOOM_ERR_NOMEM;
+  t->disps = {lb, extent};
+  t->size = old->size;
+  t->nelems = old->nelems;
+  t->align = old->align;
+  t->homogeneous = old->homogeneous;
+  t->true_lb = old->true_lb;
+  t->true_ub = old->true_ub;
+  t->lb = lb;
+  t->ub = ub;
+  t->lb_marker = t->ub_marker = true;
+  *out = t;
+  return LOOM_OK;
+}
+
+loom_status loom_type_dup(loom_type old, loom_type *out) {
+  if (bad(old, out)) return LOOM_ERR_ARG;
+  loom_type_s *t = make(LOOM_COMBINER_DUP, old);
+  if (!t) return LOOM_ERR_NOMEM;
+  t->size = old->size;
+  t->nelems = old->nelems;
+  t->align = old->align;
+  t->homogeneous = old->homogeneous;
+  t->lb = old->lb;
+  t->ub = old->ub;
+  t->true_lb = old->true_lb;
+  t->true_ub = old->true_ub;
+  t->lb_marker = old->lb_marker;
+  t->ub_marker = old->ub_marker;
+  *out = t;
+  return LOOM_OK;
+}
+
+}  // extern "C"
