@@ -61,6 +61,21 @@ char *k_vec_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   return s;
 }
 
+// Elements of 4 or 8 bytes every K-th slot: a constant stride lets the
+// compiler use vector shuffles instead of one load per element.
+template <class T, int K, bool Pack>
+char *k_vec_dense(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  typedef T U __attribute__((aligned(1), may_alias));
+  U *p = reinterpret_cast<U *>(base + i0 * n.stride), *q = reinterpret_cast<U *>(s);
+  const int64_t cnt = i1 - i0;
+  if (Pack) {
+    for (int64_t i = 0; i < cnt; i++) q[i] = p[K * i];
+  } else {
+    for (int64_t i = 0; i < cnt; i++) p[K * i] = q[i];
+  }
+  return s + cnt * sizeof(T);
+}
+
 template <bool Pack, int B>
 char *k_vec_vec_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const Node &in = *n.child;
@@ -71,6 +86,34 @@ char *k_vec_vec_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) 
     char *q = p;
     for (int64_t j = 0; j < n2; j++, q += st2, s += b) mv_block<Pack, B>(q, s, b);
   }
+  return s;
+}
+
+template <bool Pack, int B>
+char *k_vec3_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  const Node &mid = *n.child, &in = *mid.child;
+  const int64_t b = B ? B : in.child->count, st = n.stride, n2 = mid.count,
+                st2 = mid.stride, n3 = in.count, st3 = in.stride;
+  char *p = base + i0 * st;
+  for (int64_t i = i0; i < i1; i++, p += st) {
+    char *q = p;
+    for (int64_t j = 0; j < n2; j++, q += st2) {
+      char *r = q;
+      for (int64_t k = 0; k < n3; k++, r += st3, s += b) mv_block<Pack, B>(r, s, b);
+    }
+  }
+  return s;
+}
+
+// A strided loop over a small index block (a factored repeating pattern).
+template <bool Pack, int B>
+char *k_vec_idx_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  const Node &in = *n.child;
+  const int64_t b = B ? B : in.child->count, st = n.stride, m = in.count;
+  const int64_t *d = in.disp.data();
+  char *p = base + i0 * st;
+  for (int64_t i = i0; i < i1; i++, p += st)
+    for (int64_t j = 0; j < m; j++, s += b) mv_block<Pack, B>(p + d[j], s, b);
   return s;
 }
 
@@ -130,7 +173,28 @@ struct BySize {
 };
 template <bool P, int B> struct VecBlk { static constexpr Kernel f = k_vec_blk<P, B>; };
 template <bool P, int B> struct VecVecBlk { static constexpr Kernel f = k_vec_vec_blk<P, B>; };
+template <bool P, int B> struct Vec3Blk { static constexpr Kernel f = k_vec3_blk<P, B>; };
+template <bool P, int B> struct VecIdxBlk { static constexpr Kernel f = k_vec_idx_blk<P, B>; };
 template <bool P, int B> struct IdxBlk { static constexpr Kernel f = k_idx_blk<P, B>; };
+
+
+template <class T>
+bool pick_dense(int64_t k, Kernel *pk, Kernel *uk) {
+  switch (k) {
+    case 2: *pk = k_vec_dense<T, 2, true>, *uk = k_vec_dense<T, 2, false>; return true;
+    case 3: *pk = k_vec_dense<T, 3, true>, *uk = k_vec_dense<T, 3, false>; return true;
+    case 4: *pk = k_vec_dense<T, 4, true>, *uk = k_vec_dense<T, 4, false>; return true;
+    default: return false;
+  }
+}
+
+// Vec over 4- or 8-byte blocks 2-4 elements apart: the vectorised kernels.
+bool small_stride(const Node &n) {
+  if (n.kind != Kind::Vec || n.child->kind != Kind::Block) return false;
+  const int64_t b = n.child->count;
+  return (b == 4 || b == 8) && n.stride > 0 && n.stride % b == 0 &&
+         n.stride / b >= 2 && n.stride / b <= 4;
+}
 
 }  // namespace
 
@@ -141,9 +205,21 @@ void select_kernels(Node &n) {
       n.pack = k_block<true>, n.unpack = k_block<false>;
       return;
     case Kind::Vec:
+      if (small_stride(n)) {
+        const int64_t b = c->count;
+        (b == 4 ? pick_dense<uint32_t> : pick_dense<uint64_t>)(n.stride / b, &n.pack, &n.unpack);
+        return;
+      }
       if (c->kind == Kind::Block) return BySize<VecBlk>::pick(c->count, &n.pack, &n.unpack);
-      if (c->kind == Kind::Vec && c->child->kind == Kind::Block)
+      // Rows long enough for the vectorised row kernel go through it.
+      if (c->kind == Kind::Vec && c->child->kind == Kind::Block &&
+          !(small_stride(*c) && c->count >= 16))
         return BySize<VecVecBlk>::pick(c->child->count, &n.pack, &n.unpack);
+      if (c->kind == Kind::Vec && c->child->kind == Kind::Vec &&
+          c->child->child->kind == Kind::Block && !small_stride(*c->child))
+        return BySize<Vec3Blk>::pick(c->child->child->count, &n.pack, &n.unpack);
+      if (c->kind == Kind::Idx && c->child->kind == Kind::Block)
+        return BySize<VecIdxBlk>::pick(c->child->count, &n.pack, &n.unpack);
       n.pack = k_vec_any<true>, n.unpack = k_vec_any<false>;
       return;
     case Kind::Idx:

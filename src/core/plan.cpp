@@ -4,6 +4,7 @@
 // factor repeating index patterns into a strided loop over a small index
 // block, and carry offsets to the outermost level.
 #include <algorithm>
+#include <numeric>
 
 #include "plan.hpp"
 
@@ -80,6 +81,21 @@ NodeP factor_period(const std::vector<int64_t> &d, Period per, Build build) {
   return mk_struct({0, 0}, {head, build(std::move(rest), q * p)});
 }
 
+// Runs of a few elements move faster as fixed-size element moves (what a
+// hand loop does) than as variable-length copies: split runs of at most 4
+// elements of 4, 8 or 16 bytes (the gcd of the lengths) into elements.
+bool split_short_runs(std::vector<int64_t> &disp, std::vector<int64_t> &lens) {
+  int64_t g = 0, mx = 0;
+  for (int64_t l : lens) g = std::gcd(g, l), mx = std::max(mx, l);
+  if ((g != 4 && g != 8 && g != 16) || mx == g || mx > 4 * g) return false;
+  std::vector<int64_t> d, l;
+  for (size_t i = 0; i < disp.size(); i++)
+    for (int64_t o = 0; o < lens[i]; o += g) d.push_back(disp[i] + o), l.push_back(g);
+  disp.swap(d);
+  lens.swap(l);
+  return true;
+}
+
 }  // namespace
 
 NodeP shifted(const NodeP &n, int64_t delta) {
@@ -129,6 +145,7 @@ NodeP mk_idxv(std::vector<int64_t> disp, std::vector<int64_t> lens) {
   lens.resize(k);
   if (k == 0) return nullptr;
   if (k == 1) return mk_block(lens[0], disp[0]);
+  if (split_short_runs(disp, lens)) k = disp.size();
   if (std::all_of(lens.begin(), lens.end(), [&](int64_t l) { return l == lens[0]; })) {
     const int64_t b = lens[0];
     if (arithmetic(disp)) return mk_vec(k, disp[1] - disp[0], mk_block(b), disp[0]);
