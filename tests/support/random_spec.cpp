@@ -24,9 +24,10 @@ struct Gen {
   }
   bool chance(double p) { return std::bernoulli_distribution(p)(rng); }
 
-  // Small counts with zero now and then.
-  int64_t count() { return chance(0.08) ? 0 : uni(1, 4); }
-  int64_t blocklen() { return chance(0.08) ? 0 : uni(1, 3); }
+  // Mostly small counts, zero now and then, and sometimes long enough for
+  // the vectorised/unrolled kernels to engage.
+  int64_t count() { return chance(0.04) ? 0 : chance(0.75) ? uni(1, 4) : uni(5, 40); }
+  int64_t blocklen() { return chance(0.04) ? 0 : chance(0.75) ? uni(1, 3) : uni(4, 16); }
 
   TypeSpecPtr primitive() {
     static const loom_prim common[] = {LOOM_CHAR, LOOM_INT, LOOM_DOUBLE,
@@ -60,8 +61,8 @@ struct Gen {
     return chance(0.8) ? e : e + uni(0, 3);
   }
 
-  TypeSpecPtr make(int depth) {
-    if (depth <= 0 || chance(0.2)) return primitive();
+  TypeSpecPtr make(int depth, bool top = false) {
+    if (depth <= 0 || (!top && chance(0.2))) return primitive();
     switch (uni(0, 13)) {
       case 0: return contig(count(), child(depth));
       case 1:
@@ -80,26 +81,26 @@ struct Gen {
         return hvector(count(), bl, s, c);
       }
       case 4: {
-        size_t n = static_cast<size_t>(uni(0, 5));
+        size_t n = static_cast<size_t>(chance(0.05) ? 0 : uni(1, 5));
         std::vector<int64_t> bl(n);
         for (auto &b : bl) b = blocklen();
         return indexed(bl, displs(n, 1, bl), child(depth));
       }
       case 5: {
         TypeSpecPtr c = child(depth);
-        size_t n = static_cast<size_t>(uni(0, 5));
+        size_t n = static_cast<size_t>(chance(0.05) ? 0 : uni(1, 5));
         std::vector<int64_t> bl(n);
         for (auto &b : bl) b = blocklen();
         return hindexed(bl, displs(n, byte_unit(reference_layout(*c)), bl), c);
       }
       case 6: {
-        size_t n = static_cast<size_t>(uni(0, 5));
+        size_t n = static_cast<size_t>(chance(0.05) ? 0 : uni(1, 5));
         int64_t b = blocklen();
         return indexed_block(b, displs(n, 1, std::vector<int64_t>(n, b)), child(depth));
       }
       case 7: {
         TypeSpecPtr c = child(depth);
-        size_t n = static_cast<size_t>(uni(0, 5));
+        size_t n = static_cast<size_t>(chance(0.05) ? 0 : uni(1, 5));
         int64_t b = blocklen();
         return hindexed_block(b, displs(n, byte_unit(reference_layout(*c)),
                                         std::vector<int64_t>(n, b)), c);
@@ -196,7 +197,7 @@ bool acceptable(const TypeSpec &t) {
 TypeSpecPtr random_spec(std::mt19937_64 &rng, int max_depth, const GenOptions &opt) {
   Gen g{rng, opt};
   for (int tries = 0; tries < 64; ++tries) {
-    TypeSpecPtr t = g.make(max_depth);
+    TypeSpecPtr t = g.make(max_depth, true);
     if (acceptable(*t)) return t;
   }
   return g.primitive();

@@ -263,4 +263,31 @@ void reference_unpack(const Layout &l, int64_t count, const unsigned char *packe
     for (int64_t b = 0; b < p.len; ++b) origin[p.disp + b] = packed[k++];
 }
 
+std::vector<Piece> reference_stream_pieces(const Layout &l, int64_t count,
+                                           int64_t begin, int64_t end) {
+  std::vector<Piece> v;
+  int64_t s = 0;  // stream offset of the current piece
+  for (const Piece &p : reference_pieces(l, count, false)) {
+    int64_t a = std::max(s, begin), b = std::min(s + p.len, end);
+    if (a < b) {
+      Piece q{p.disp + (a - s), b - a};
+      if (!v.empty() && v.back().disp + v.back().len == q.disp)
+        v.back().len += q.len;
+      else
+        v.push_back(q);
+    }
+    s += p.len;
+    if (s >= end) break;
+  }
+  return v;
+}
+
+void reference_unpack_range(const Layout &l, int64_t count,
+                            const unsigned char *packed, int64_t begin,
+                            int64_t end, unsigned char *origin) {
+  int64_t k = begin;
+  for (const Piece &p : reference_stream_pieces(l, count, begin, end))
+    for (int64_t b = 0; b < p.len; ++b) origin[p.disp + b] = packed[k++];
+}
+
 }  // namespace loomtest

@@ -119,6 +119,17 @@ std::vector<unsigned char> reference_pack(const Layout &l, int64_t count,
 void reference_unpack(const Layout &l, int64_t count,
                       const unsigned char *packed, unsigned char *origin);
 
+// The memory pieces that hold packed-stream bytes [begin, end) of `count`
+// instances, in stream order, adjacent ones merged (what an iov generator
+// must produce for that range).
+std::vector<Piece> reference_stream_pieces(const Layout &l, int64_t count,
+                                           int64_t begin, int64_t end);
+
+// Unpacks only stream bytes [begin, end); `packed` is the whole stream.
+void reference_unpack_range(const Layout &l, int64_t count,
+                            const unsigned char *packed, int64_t begin,
+                            int64_t end, unsigned char *origin);
+
 // Random type trees.  Every tree has a bounded footprint (span of one
 // instance under ~64 KiB, a few thousand pieces), so a test can afford
 // thousands of them.
