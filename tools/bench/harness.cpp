@@ -1,0 +1,307 @@
+#include "harness.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+
+#include <fmt/format.h>
+
+namespace loom_bench {
+
+const char *contender_name(int c) {
+  static const char *names[] = {"Loom", "hand", "MPI", "memcpy"};
+  return names[c];
+}
+
+namespace {
+
+constexpr size_t kGuard = 256;       // checked bytes after every buffer
+constexpr unsigned char kGuardByte = 0xC3;
+constexpr unsigned char kSentinel = 0x5A;
+
+struct FreeDeleter {
+  void operator()(char *p) const { std::free(p); }
+};
+using Buf = std::unique_ptr<char, FreeDeleter>;
+
+// Page-aligned buffer of n usable bytes followed by a guard zone.
+Buf make_buf(size_t n) {
+  const size_t total = (n + kGuard + 4095) & ~size_t(4095);
+  char *p = static_cast<char *>(std::aligned_alloc(4096, total));
+  if (!p) throw std::bad_alloc();
+  std::memset(p + n, kGuardByte, kGuard);
+  return Buf(p);
+}
+
+bool guard_ok(const char *p, size_t n) {
+  for (size_t i = 0; i < kGuard; ++i)
+    if (static_cast<unsigned char>(p[n + i]) != kGuardByte) return false;
+  return true;
+}
+
+void fill_random(char *p, size_t n, uint64_t seed) {
+  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    std::memcpy(p + i, &x, 8);
+  }
+  for (; i < n; ++i) p[i] = static_cast<char>(i * 131 + 7);
+}
+
+// "" when equal, otherwise where and how the two differ.
+std::string compare(const char *a, const char *b, size_t n) {
+  if (std::memcmp(a, b, n) == 0) return "";
+  size_t first = 0;
+  while (first < n && a[first] == b[first]) ++first;
+  size_t diff = 0;
+  for (size_t i = first; i < n; ++i) diff += a[i] != b[i];
+  return fmt::format("first difference at byte {} of {} ({} bytes differ)", first,
+                     n, diff);
+}
+
+double now_s() {
+  using clk = std::chrono::steady_clock;
+  return std::chrono::duration<double>(clk::now().time_since_epoch()).count();
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+struct Op {
+  bool enabled = false;
+  std::function<void()> fn;
+  int64_t reps = 1;  // operations per sample
+  std::vector<double> samples;
+};
+
+Op make_op(bool enabled, std::function<void()> fn) {
+  Op o;
+  o.enabled = enabled;
+  o.fn = std::move(fn);
+  return o;
+}
+
+double time_once(Op &op) {
+  const double t0 = now_s();
+  for (int64_t i = 0; i < op.reps; ++i) op.fn();
+  return (now_s() - t0) / static_cast<double>(op.reps);
+}
+
+}  // namespace
+
+CaseResult run_case(const CaseDef &def, const CaseParams &params,
+                    const TimingOptions &opt) {
+  CaseResult r;
+  r.name = def.name;
+  r.group = def.group;
+  r.contiguous = def.contiguous;
+
+  std::unique_ptr<CaseInstance> inst;
+  try {
+    inst = def.make(params);
+  } catch (const std::exception &e) {
+    r.error = e.what();
+    return r;
+  }
+  CaseInstance &c = *inst;
+  r.sizes = c.sizes;
+  r.packed_bytes = c.packed_bytes;
+  r.user_bytes = c.user_bytes;
+  loom_type lt = c.type.loom();
+  MPI_Datatype mt = c.type.mpi();
+  const size_t n = c.packed_bytes;
+  const size_t ub = c.user_bytes;
+
+  {
+    size_t need = loom_type_plan_string(lt, c.count, nullptr, 0);
+    std::string plan(need + 1, '\0');
+    loom_type_plan_string(lt, c.count, plan.data(), plan.size());
+    plan.resize(std::strlen(plan.c_str()));
+    r.plan = plan;
+  }
+
+  int mpi_size = 0;
+  PMPI_Pack_size(static_cast<int>(c.count), mt, MPI_COMM_SELF, &mpi_size);
+  if (static_cast<size_t>(mpi_size) < n)
+    r.mismatches.push_back(fmt::format("MPI_Pack_size {} < type size {}", mpi_size, n));
+
+  Buf src = make_buf(ub), dst = make_buf(ub), ref = make_buf(ub);
+  Buf pk_hand = make_buf(n), pk_loom = make_buf(n), pk_mpi = make_buf(n),
+      pk_out = make_buf(n);
+  fill_random(src.get(), ub, std::hash<std::string>{}(def.name));
+  std::memset(pk_loom.get(), 0, n);
+  std::memset(pk_mpi.get(), 0, n);
+  std::memset(pk_out.get(), 0, n);
+  char *const s0 = src.get() + c.origin;
+  char *const d0 = dst.get() + c.origin;
+
+  // ------------------------------------------------------- verification
+  auto fail = [&](std::string what) { r.mismatches.push_back(std::move(what)); };
+  c.hand_pack(s0, pk_hand.get());
+
+  bool loom_ok = true, mpi_ok = true;
+  {
+    size_t pos = 0;
+    loom_status st = loom_pack(s0, c.count, lt, pk_loom.get(), n, &pos);
+    if (st != LOOM_OK) {
+      fail(fmt::format("Loom pack failed: {}", loom_status_string(st)));
+      loom_ok = false;
+    } else {
+      if (pos != n) fail(fmt::format("Loom pack position {} != {}", pos, n));
+      std::string d = compare(pk_loom.get(), pk_hand.get(), n);
+      if (!d.empty()) fail("Loom pack != hand pack: " + d);
+    }
+    if (!guard_ok(pk_loom.get(), n)) fail("Loom pack wrote past the output buffer");
+  }
+  {
+    int pos = 0;
+    int rc = PMPI_Pack(s0, static_cast<int>(c.count), mt, pk_mpi.get(),
+                       static_cast<int>(n), &pos, MPI_COMM_SELF);
+    if (rc != MPI_SUCCESS) {
+      fail("MPI_Pack failed");
+      mpi_ok = false;
+    } else {
+      if (static_cast<size_t>(pos) != n)
+        fail(fmt::format("MPI_Pack position {} != {}", pos, n));
+      std::string d = compare(pk_mpi.get(), pk_hand.get(), n);
+      if (!d.empty()) fail("MPI pack != hand pack: " + d);
+    }
+  }
+  // Unpack: each contender scatters the reference stream into a buffer of
+  // sentinel bytes; the whole buffer (gaps included) must match the hand loop.
+  std::memset(ref.get(), kSentinel, ub);
+  c.hand_unpack(pk_hand.get(), ref.get() + c.origin);
+  c.hand_pack(ref.get() + c.origin, pk_out.get());
+  {
+    std::string d = compare(pk_out.get(), pk_hand.get(), n);
+    if (!d.empty()) fail("hand unpack/pack round trip differs (catalogue bug): " + d);
+  }
+  if (loom_ok) {
+    std::memset(dst.get(), kSentinel, ub);
+    size_t pos = 0;
+    loom_status st = loom_unpack(pk_hand.get(), n, &pos, d0, c.count, lt);
+    if (st != LOOM_OK) {
+      fail(fmt::format("Loom unpack failed: {}", loom_status_string(st)));
+      loom_ok = false;
+    } else {
+      if (pos != n) fail(fmt::format("Loom unpack position {} != {}", pos, n));
+      std::string d = compare(dst.get(), ref.get(), ub);
+      if (!d.empty()) fail("Loom unpack != hand unpack: " + d);
+    }
+    if (!guard_ok(dst.get(), ub)) fail("Loom unpack wrote past the user buffer");
+  }
+  if (mpi_ok) {
+    std::memset(dst.get(), kSentinel, ub);
+    int pos = 0;
+    int rc = PMPI_Unpack(pk_hand.get(), static_cast<int>(n), &pos, d0,
+                         static_cast<int>(c.count), mt, MPI_COMM_SELF);
+    if (rc != MPI_SUCCESS) {
+      fail("MPI_Unpack failed");
+      mpi_ok = false;
+    } else {
+      std::string d = compare(dst.get(), ref.get(), ub);
+      if (!d.empty()) fail("MPI unpack != hand unpack: " + d);
+    }
+  }
+  ref.reset();
+
+  // ------------------------------------------------------------- timing
+  const int64_t count = c.count;
+  char *const out = pk_out.get();
+  const char *const in = pk_hand.get();
+  Op pack[kContenders], unpack[kContenders - 1];
+  pack[kLoom] = make_op(loom_ok, [=] {
+                   size_t pos = 0;
+                   loom_pack(s0, count, lt, out, n, &pos);
+                 });
+  pack[kHand] = make_op(true, [&c, s0, out] { c.hand_pack(s0, out); });
+  pack[kMpi] = make_op(mpi_ok, [=] {
+                  int pos = 0;
+                  PMPI_Pack(s0, static_cast<int>(count), mt, out, static_cast<int>(n),
+                            &pos, MPI_COMM_SELF);
+                });
+  pack[kMemcpy] = make_op(true, [=] { std::memcpy(out, in, n); });
+  unpack[kLoom] = make_op(loom_ok, [=] {
+                     size_t pos = 0;
+                     loom_unpack(in, n, &pos, d0, count, lt);
+                   });
+  unpack[kHand] = make_op(true, [&c, in, d0] { c.hand_unpack(in, d0); });
+  unpack[kMpi] = make_op(mpi_ok, [=] {
+                    int pos = 0;
+                    PMPI_Unpack(in, static_cast<int>(n), &pos, d0,
+                                static_cast<int>(count), mt, MPI_COMM_SELF);
+                  });
+
+  std::vector<Op *> ops;
+  for (auto &o : pack) ops.push_back(&o);
+  for (auto &o : unpack) ops.push_back(&o);
+
+  // Warm up (page faults, caches, lazy initialization), then calibrate how
+  // many operations one sample repeats so that a sample is long enough to
+  // time reliably.
+  double round_s = 0;
+  for (Op *o : ops) {
+    if (!o->enabled) continue;
+    o->fn();
+    o->fn();
+    double t = 1e9;
+    for (int i = 0; i < 3; ++i) t = std::min(t, time_once(*o));
+    if (opt.quick) {
+      o->reps = 1;
+    } else {
+      o->reps = std::clamp<int64_t>(
+          static_cast<int64_t>(std::ceil(opt.min_sample_s / std::max(t, 1e-9))), 1,
+          100000);
+    }
+    round_s += t * static_cast<double>(o->reps + 1);
+  }
+  int rounds;
+  if (opt.reps > 0) {
+    rounds = opt.reps;
+  } else if (opt.quick) {
+    rounds = 2;
+  } else {
+    rounds = static_cast<int>(opt.budget_s / std::max(round_s, 1e-9));
+    rounds = std::clamp(rounds, opt.min_rounds, opt.max_rounds);
+  }
+  r.rounds = rounds;
+
+  // Rounds interleave the contenders: Loom, hand, MPI, memcpy (pack), then
+  // Loom, hand, MPI (unpack); the memcpy bound serves both directions.  Each
+  // timed sample follows one untimed run of the same operation, so that every
+  // contender is measured in the same state (its own data just touched, as
+  // when a message is packed over and over) rather than in whatever state the
+  // previous contender left the caches in.
+  for (int round = 0; round < rounds; ++round)
+    for (Op *o : ops)
+      if (o->enabled) {
+        o->fn();
+        o->samples.push_back(time_once(*o));
+      }
+
+  auto fill = [n](OpResult &res, const Op &o) {
+    if (!o.enabled || o.samples.empty()) return;
+    res.ok = true;
+    res.median_s = median(o.samples);
+    res.mbs = res.median_s > 0 ? static_cast<double>(n) / res.median_s / 1e6 : 0;
+  };
+  for (int i = 0; i < kContenders; ++i) fill(r.pack[i], pack[i]);
+  for (int i = 0; i < kContenders - 1; ++i) fill(r.unpack[i], unpack[i]);
+  r.unpack[kMemcpy] = r.pack[kMemcpy];
+  return r;
+}
+
+}  // namespace loom_bench

@@ -1,0 +1,45 @@
+// Verification and timing of one case: Loom, the hand loop, the system MPI
+// (PMPI_Pack / PMPI_Unpack) and a memcpy of the packed bytes, interleaved in
+// rounds, medians reported.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cases.h"
+
+namespace loom_bench {
+
+enum Contender { kLoom = 0, kHand = 1, kMpi = 2, kMemcpy = 3, kContenders = 4 };
+const char *contender_name(int c);
+
+struct TimingOptions {
+  int reps = 0;             // timed rounds; 0 = automatic (time budget)
+  double budget_s = 1.2;    // automatic: time per case for the timed rounds
+  int min_rounds = 7;
+  int max_rounds = 400;
+  double min_sample_s = 100e-6;  // a sample repeats an operation this long
+  bool quick = false;       // smoke test: verify, then a couple of rounds
+};
+
+struct OpResult {
+  bool ok = false;          // measured
+  double median_s = 0;      // per operation
+  double mbs = 0;           // packed MB/s (1 MB = 1e6 bytes)
+};
+
+struct CaseResult {
+  std::string name, group, sizes, plan;
+  bool contiguous = false;
+  size_t packed_bytes = 0, user_bytes = 0;
+  int rounds = 0;
+  // Verification: empty when everything matched.
+  std::vector<std::string> mismatches;
+  std::string error;        // the case could not be built or run
+  OpResult pack[kContenders], unpack[kContenders];
+};
+
+CaseResult run_case(const CaseDef &def, const CaseParams &params,
+                    const TimingOptions &opt);
+
+}  // namespace loom_bench
