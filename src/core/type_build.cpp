@@ -78,7 +78,7 @@ loom_status indexed_common(loom_combiner c, int64_t count,
                            const int64_t *blocklens, int64_t blocklen,
                            const int64_t *displs, int64_t unit, loom_type old,
                            loom_type *out) {
-  if (bad(old, out) || (count > 0 && (!displs || (!blocklens && blocklen < 0))))
+  if (bad(old, out) || (count > 0 && !displs))
     return LOOM_ERR_ARG;
   if (count < 0 || blocklen < 0) return LOOM_ERR_COUNT;
   loom_type_s *t = make(c, old);
