@@ -39,12 +39,50 @@ inline void mv_short(char *user, char *s, int64_t n) {
   }
 }
 
+// 17..64 bytes: overlapping 16-byte moves, no libc call.
+template <bool Pack>
+inline void mv_mid(char *user, char *s, int64_t n) {
+  char *dst = Pack ? s : user;
+  const char *src = Pack ? user : s;
+  struct V { char b[16]; };
+  V a, b, c, d;
+  std::memcpy(&a, src, 16);
+  std::memcpy(&b, src + n - 16, 16);
+  if (n > 32) {
+    std::memcpy(&c, src + 16, 16);
+    std::memcpy(&d, src + n - 32, 16);
+    std::memcpy(dst + 16, &c, 16);
+    std::memcpy(dst + n - 32, &d, 16);
+  }
+  std::memcpy(dst, &a, 16);
+  std::memcpy(dst + n - 16, &b, 16);
+}
+
 // B == 0: the block size is only known at run time.
 template <bool Pack, int B>
 inline void mv_block(char *user, char *s, int64_t b) {
   if (B) mv<Pack>(user, s, B);
   else if (b <= 16) mv_short<Pack>(user, s, b);
+  else if (b <= 64) mv_mid<Pack>(user, s, b);
   else mv<Pack>(user, s, b);
+}
+
+// One strided row of n blocks: the innermost loop of every strided kernel,
+// unrolled so that short rows (3D faces, Flash) do not pay loop overhead
+// per element.
+template <bool Pack, int B>
+inline char *row(char *p, char *s, int64_t n, int64_t st, int64_t b) {
+  int64_t k = 0;
+  if (B) {
+    for (; k + 4 <= n; k += 4, p += 4 * st, s += 4 * B) {
+      mv<Pack>(p, s, B);
+      mv<Pack>(p + st, s + B, B);
+      mv<Pack>(p + 2 * st, s + 2 * B, B);
+      mv<Pack>(p + 3 * st, s + 3 * B, B);
+    }
+  }
+  for (; k < n; k++, p += st, s += b) mv_block<Pack, B>(p, s, b);
+  return s;
 }
 
 template <bool Pack>
@@ -55,10 +93,8 @@ char *k_block(const Node &, char *base, char *s, int64_t i0, int64_t i1) {
 
 template <bool Pack, int B>
 char *k_vec_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
-  const int64_t b = B ? B : n.child->count, st = n.stride;
-  char *p = base + i0 * st;
-  for (int64_t i = i0; i < i1; i++, p += st, s += b) mv_block<Pack, B>(p, s, b);
-  return s;
+  const int64_t b = B ? B : n.child->count;
+  return row<Pack, B>(base + i0 * n.stride, s, i1 - i0, n.stride, b);
 }
 
 // Elements of 4 or 8 bytes every K-th slot: a constant stride lets the
@@ -82,10 +118,7 @@ char *k_vec_vec_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) 
   const int64_t b = B ? B : in.child->count, st = n.stride, n2 = in.count,
                 st2 = in.stride;
   char *p = base + i0 * st;
-  for (int64_t i = i0; i < i1; i++, p += st) {
-    char *q = p;
-    for (int64_t j = 0; j < n2; j++, q += st2, s += b) mv_block<Pack, B>(q, s, b);
-  }
+  for (int64_t i = i0; i < i1; i++, p += st) s = row<Pack, B>(p, s, n2, st2, b);
   return s;
 }
 
@@ -97,10 +130,7 @@ char *k_vec3_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   char *p = base + i0 * st;
   for (int64_t i = i0; i < i1; i++, p += st) {
     char *q = p;
-    for (int64_t j = 0; j < n2; j++, q += st2) {
-      char *r = q;
-      for (int64_t k = 0; k < n3; k++, r += st3, s += b) mv_block<Pack, B>(r, s, b);
-    }
+    for (int64_t j = 0; j < n2; j++, q += st2) s = row<Pack, B>(q, s, n3, st3, b);
   }
   return s;
 }
@@ -114,6 +144,18 @@ char *k_vec_idx_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) 
   char *p = base + i0 * st;
   for (int64_t i = i0; i < i1; i++, p += st)
     for (int64_t j = 0; j < m; j++, s += b) mv_block<Pack, B>(p + d[j], s, b);
+  return s;
+}
+
+// The same with a small index block held in registers (M entries).
+template <bool Pack, int B, int M>
+char *k_vec_idxm_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  const int64_t st = n.stride;
+  int64_t d[M];
+  for (int j = 0; j < M; j++) d[j] = n.child->disp[j];
+  char *p = base + i0 * st;
+  for (int64_t i = i0; i < i1; i++, p += st)
+    for (int j = 0; j < M; j++, s += B) mv<Pack>(p + d[j], s, B);
   return s;
 }
 
@@ -178,6 +220,26 @@ template <bool P, int B> struct VecIdxBlk { static constexpr Kernel f = k_vec_id
 template <bool P, int B> struct IdxBlk { static constexpr Kernel f = k_idx_blk<P, B>; };
 
 
+template <int B, int M>
+bool pick_idxm(int64_t m, Kernel *pk, Kernel *uk) {
+  if constexpr (M > 8) {
+    return false;
+  } else {
+    if (m != M) return pick_idxm<B, M + 1>(m, pk, uk);
+    *pk = k_vec_idxm_blk<true, B, M>, *uk = k_vec_idxm_blk<false, B, M>;
+    return true;
+  }
+}
+
+// Small repeating patterns of 4- or 8-byte elements (2..8 per period).
+bool pick_vec_idx_small(const Node &n, Kernel *pk, Kernel *uk) {
+  const Node &in = *n.child;
+  const int64_t b = in.child->count;
+  if (b == 4) return pick_idxm<4, 2>(in.count, pk, uk);
+  if (b == 8) return pick_idxm<8, 2>(in.count, pk, uk);
+  return false;
+}
+
 template <class T>
 bool pick_dense(int64_t k, Kernel *pk, Kernel *uk) {
   switch (k) {
@@ -218,8 +280,10 @@ void select_kernels(Node &n) {
       if (c->kind == Kind::Vec && c->child->kind == Kind::Vec &&
           c->child->child->kind == Kind::Block && !small_stride(*c->child))
         return BySize<Vec3Blk>::pick(c->child->child->count, &n.pack, &n.unpack);
-      if (c->kind == Kind::Idx && c->child->kind == Kind::Block)
+      if (c->kind == Kind::Idx && c->child->kind == Kind::Block) {
+        if (pick_vec_idx_small(n, &n.pack, &n.unpack)) return;
         return BySize<VecIdxBlk>::pick(c->child->count, &n.pack, &n.unpack);
+      }
       n.pack = k_vec_any<true>, n.unpack = k_vec_any<false>;
       return;
     case Kind::Idx:
