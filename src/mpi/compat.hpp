@@ -1,0 +1,37 @@
+// Per-ABI switches for the drop-in layer.  The same sources compile against
+// MPICH 4.0.2 and Open MPI 4.1.4; everything that differs between the two
+// headers is decided here, once.
+#pragma once
+#include <mpi.h>
+#include <cstdint>
+
+// MPI-4 headers (MPICH 4.x) declare the large-count "_c" entry points and the
+// _c forms of get_envelope/get_contents; Open MPI 4.1 (MPI-3.1) has neither.
+#if defined(MPI_VERSION) && MPI_VERSION >= 4
+#define LOOM_MPI_HAVE_LARGE_COUNT 1
+#else
+#define LOOM_MPI_HAVE_LARGE_COUNT 0
+#endif
+
+// MPI_LB/MPI_UB: MPICH still defines them as real handles; Open MPI 4.1 turns
+// them into a static_assert unless built with MPI-1 compatibility.
+#if defined(MPICH) && defined(MPI_LB) && defined(MPI_UB)
+#define LOOM_MPI_HAVE_LB_UB 1
+#else
+#define LOOM_MPI_HAVE_LB_UB 0
+#endif
+
+// The replaced MPI entry points.  Everything else is compiled hidden, and
+// MPICH's header does not mark its prototypes visible (Open MPI's does), so
+// the definitions say it themselves; exports.map then keeps only MPI_*.
+#define LOOM_MPI_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace loom_mpi {
+
+// Handles are ints in MPICH and pointers in Open MPI; the cache keys on the
+// bit pattern, which is what identifies a live handle in both.
+inline uintptr_t handle_key(MPI_Datatype t) {
+  return (uintptr_t)t;
+}
+
+}  // namespace loom_mpi

@@ -1,0 +1,118 @@
+// The shared body of the MPI_Pack family: argument checks in the order the
+// system MPIs apply them, then a memcpy (contiguous types) or a Loom plan.
+// Inline so that MPI_Pack of a small message costs one lock-free lookup and
+// a handful of compares before the copy.
+#pragma once
+#include "mirror.hpp"
+
+#include <cstring>
+
+namespace loom_mpi {
+
+// Returned instead of an MPI error class: let the system MPI do this call.
+constexpr int kFallback = -1;
+
+// Looks up the mirror of dt; MPI_SUCCESS, an error class or kFallback.
+inline int mirror_of(MPI_Datatype dt, const Mirror **m) {
+  if ((*m = find(dt)) != nullptr) return (*m)->type ? MPI_SUCCESS : kFallback;
+  switch (resolve(dt, m)) {
+    case Resolved::ok: return MPI_SUCCESS;
+    case Resolved::fallback: return kFallback;
+    default: return MPI_ERR_TYPE;
+  }
+}
+
+// Base pointer and type to hand Loom for user buffer @p buf: MPI_BOTTOM
+// (null) means absolute displacements, served by the shifted type.
+inline bool user_base(const Mirror &m, const void *buf, loom_type *t,
+                      const void **base) {
+  if (buf) {
+    *t = m.type;
+    *base = buf;
+    return true;
+  }
+  *t = bottom_type(m);
+  *base = reinterpret_cast<const void *>((uintptr_t)m.true_lb);
+  return *t != nullptr;
+}
+
+// A null user buffer is an error unless it can be MPI_BOTTOM with absolute
+// addresses (the rule Open MPI applies: named type, or data starting at 0).
+inline bool bad_null(const Mirror &m, const void *buf) {
+  return !buf && (m.predefined || m.true_lb == 0);
+}
+
+template <class P>
+int pack_core(bool ext32, const void *inbuf, int64_t count, MPI_Datatype dt,
+              void *outbuf, int64_t outsize, P *position) {
+  if (dt == MPI_DATATYPE_NULL) return MPI_ERR_TYPE;
+  if (count < 0) return MPI_ERR_COUNT;
+  if (!position || outsize < 0 || *position < 0 || *position > outsize)
+    return MPI_ERR_ARG;
+  const Mirror *m;
+  int rc = mirror_of(dt, &m);
+  if (rc != MPI_SUCCESS) return rc;
+  int64_t unit = ext32 ? m->ext32_size : m->size, need;
+  if (unit < 0) return kFallback;
+  if (__builtin_mul_overflow(count, unit, &need)) return MPI_ERR_COUNT;
+  if (need == 0) return MPI_SUCCESS;
+  if (bad_null(*m, inbuf)) return MPI_ERR_BUFFER;
+  if (outsize - (int64_t)*position < need) return MPI_ERR_TRUNCATE;
+  if (!outbuf) return MPI_ERR_BUFFER;
+  char *dst = static_cast<char *>(outbuf) + *position;
+  if (!ext32 && m->contig) {
+    const char *src = inbuf ? static_cast<const char *>(inbuf) + m->true_lb
+                            : reinterpret_cast<const char *>((uintptr_t)m->true_lb);
+    std::memcpy(dst, src, (size_t)need);
+  } else {
+    loom_type t;
+    const void *base;
+    if (!user_base(*m, inbuf, &t, &base)) return kFallback;
+    size_t pos = 0;
+    loom_status st =
+        ext32 ? loom_pack_external32(base, count, t, dst, (size_t)need, &pos)
+              : loom_pack(base, count, t, dst, (size_t)need, &pos);
+    if (st != LOOM_OK || (int64_t)pos != need) return kFallback;
+  }
+  *position += (P)need;
+  return MPI_SUCCESS;
+}
+
+template <class P>
+int unpack_core(bool ext32, const void *inbuf, int64_t insize, P *position,
+                void *outbuf, int64_t count, MPI_Datatype dt) {
+  if (dt == MPI_DATATYPE_NULL) return MPI_ERR_TYPE;
+  if (count < 0) return MPI_ERR_COUNT;
+  if (!position || insize < 0 || *position < 0 || *position > insize)
+    return MPI_ERR_ARG;
+  const Mirror *m;
+  int rc = mirror_of(dt, &m);
+  if (rc != MPI_SUCCESS) return rc;
+  int64_t unit = ext32 ? m->ext32_size : m->size, need;
+  if (unit < 0) return kFallback;
+  if (__builtin_mul_overflow(count, unit, &need)) return MPI_ERR_COUNT;
+  if (need == 0) return MPI_SUCCESS;
+  if (bad_null(*m, outbuf)) return MPI_ERR_BUFFER;
+  if (insize - (int64_t)*position < need) return MPI_ERR_TRUNCATE;
+  if (!inbuf) return MPI_ERR_BUFFER;
+  const char *src = static_cast<const char *>(inbuf) + *position;
+  if (!ext32 && m->contig) {
+    char *dst = outbuf ? static_cast<char *>(outbuf) + m->true_lb
+                       : reinterpret_cast<char *>((uintptr_t)m->true_lb);
+    std::memcpy(dst, src, (size_t)need);
+  } else {
+    loom_type t;
+    const void *base;
+    if (!user_base(*m, outbuf, &t, &base)) return kFallback;
+    size_t pos = 0;
+    void *b = const_cast<void *>(base);
+    loom_status st =
+        ext32 ? loom_unpack_external32(src, (size_t)need, &pos, b, count, t)
+              : loom_unpack(src, (size_t)need, &pos, b, count, t);
+    if (st != LOOM_OK || (int64_t)pos != need) return kFallback;
+  }
+  *position += (P)need;
+  return MPI_SUCCESS;
+}
+
+}  // namespace loom_mpi

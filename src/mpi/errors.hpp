@@ -1,0 +1,21 @@
+// Error reporting for the drop-in layer: MPI error classes raised through the
+// communicator's error handler, as the system MPI would raise them.
+#pragma once
+#include <mpi.h>
+
+namespace loom_mpi {
+
+// Invokes comm's error handler with error class @p cls and returns what the
+// handler leaves for the caller (the class itself under MPI_ERRORS_RETURN).
+int raise(MPI_Comm comm, int cls);
+
+// Errors of calls without a communicator (the external32 family): both
+// MPICH 4.0.2 and Open MPI 4.1.4 raise them on MPI_COMM_WORLD.
+int raise_nocomm(int cls);
+
+// True when LOOM_VERBOSE is set in the environment (read once).
+bool verbose();
+// printf-style diagnostics to stderr, only when verbose().
+void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+}  // namespace loom_mpi

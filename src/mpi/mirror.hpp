@@ -1,0 +1,97 @@
+// The type mirror: for every MPI datatype handle the program uses, the
+// committed loom type that describes the same typemap, cached by handle.
+//
+// Readers (every MPI_Pack) look a handle up without locks: an open-addressed
+// table of atomic slots, published with release stores.  Writers (commit,
+// free, dup, first use) serialize on one mutex.  A grown table replaces the
+// old one atomically; old tables are retired, not freed, while the library is
+// loaded, so a reader that loaded the old pointer still reads valid slots.
+#pragma once
+#include "compat.hpp"
+#include "loom.h"
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace loom_mpi {
+
+struct Mirror {
+  loom_type type = nullptr;  // committed; nullptr: Loom declines, use PMPI
+  int64_t size = 0;          // MPI_Type_size
+  int64_t lb = 0, extent = 0, true_lb = 0;
+  int64_t ext32_size = -1;   // external32 bytes per instance; -1: no meaning
+  bool contig = false;       // count instances are one run at buf + true_lb
+  bool predefined = false;   // a named type (null buffer is then an error)
+  // Same typemap shifted by -true_lb, for MPI_BOTTOM (absolute addresses):
+  // Loom is then handed the real first address instead of a null base.
+  std::atomic<loom_type> bottom{nullptr};
+  ~Mirror();
+};
+
+// What a handle resolves to.
+enum class Resolved {
+  ok,        // *out has a Loom plan
+  fallback,  // *out exists but Loom declined the type: call PMPI
+  bad_type,  // MPI_DATATYPE_NULL, invalid, or not committed
+  freed      // freed through MPI_Type_free: never hand it to the system
+};
+
+namespace detail {
+struct Slot {
+  std::atomic<uintptr_t> key{0};
+  std::atomic<Mirror *> val{nullptr};  // nullptr: absent; kFreed: tombstone
+};
+struct Table {
+  size_t mask;
+  Slot *slots;
+};
+extern std::atomic<Table *> g_table;
+extern Mirror *const kFreed;
+
+inline size_t hash_key(uintptr_t k) {
+  // Fibonacci hashing: MPICH handles differ in low bits, Open MPI pointers in
+  // bits 4 and up; the multiply spreads both over the top bits.
+  return (size_t)((k * 0x9E3779B97F4A7C15ull) >> 20);
+}
+}  // namespace detail
+
+// Hot path: the cached mirror of @p t, or nullptr when resolve() must decide
+// (never seen, freed, or a null key).
+inline const Mirror *find(MPI_Datatype t) {
+  uintptr_t k = handle_key(t);
+  detail::Table *tab = detail::g_table.load(std::memory_order_acquire);
+  if (!tab || k == 0) return nullptr;
+  for (size_t i = detail::hash_key(k) & tab->mask;; i = (i + 1) & tab->mask) {
+    uintptr_t sk = tab->slots[i].key.load(std::memory_order_acquire);
+    if (sk == k) {
+      Mirror *m = tab->slots[i].val.load(std::memory_order_acquire);
+      return m == detail::kFreed ? nullptr : m;
+    }
+    if (sk == 0) return nullptr;
+  }
+}
+
+// Slow path: decides about a handle find() did not answer.  Named types are
+// mirrored on first use; derived types only if the system says they are
+// committed (types committed before Loom was loaded, dups of committed
+// types); MPI_DATATYPE_NULL and uncommitted types give bad_type, freed
+// handles give freed.  On ok/fallback *out is the (cached) mirror.
+Resolved resolve(MPI_Datatype t, const Mirror **out);
+
+// The shifted copy used for MPI_BOTTOM buffers (built once per mirror).
+loom_type bottom_type(const Mirror &m);
+
+// Hooks for the intercepted MPI_Type_commit / MPI_Type_free / MPI_Type_dup.
+void on_commit(MPI_Datatype t);
+// Free in two steps around PMPI_Type_free: tombstone first (returns the
+// mirror it replaced), then drop that mirror, or restore it on failure.
+Mirror *on_free_begin(uintptr_t key);
+void on_free_end(uintptr_t key, Mirror *old, bool freed);
+void on_dup(MPI_Datatype oldtype, MPI_Datatype newtype);
+
+// A new reference to a committed loom type decoded from @p t (no caching and
+// no commit check), or nullptr if Loom cannot represent it.
+loom_type decode_uncached(MPI_Datatype t);
+
+}  // namespace loom_mpi
