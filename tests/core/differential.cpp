@@ -353,6 +353,10 @@ class Trial {
         size_t sum = 0;
         for (size_t k = 0; k < n; ++k) {
           REQUIRE(v[k].len > 0, at << ": empty entry " << k);
+          // Within one batch, adjacent pieces must already be merged.
+          REQUIRE(k == 0 || static_cast<char *>(v[k - 1].base) + v[k - 1].len !=
+                                static_cast<char *>(v[k].base),
+                  at << ": entries " << k - 1 << " and " << k << " are adjacent, not merged");
           sum += v[k].len;
           int64_t disp = static_cast<int64_t>(reinterpret_cast<uintptr_t>(v[k].base) -
                                               reinterpret_cast<uintptr_t>(origin(*src_)));

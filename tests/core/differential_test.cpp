@@ -11,8 +11,8 @@
 namespace loomtest {
 namespace {
 
-constexpr int kShards = 16;
-constexpr int kTreesPerShard = 1280;  // 16 x 1280 = 20,480 trees
+constexpr int kShards = LOOM_DIFF_SHARDS;  // set by CMake, one ctest per shard
+constexpr int kTreesPerShard = 20480 / kShards;  // 20,480 trees per run
 constexpr uint64_t kDefaultSeed = 0x100000;
 
 void report(uint64_t seed, const TrialResult &r) {
