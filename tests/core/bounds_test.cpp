@@ -179,6 +179,34 @@ TEST(Bounds, ResizedMarkersAreSticky) {
                 {0, 0, 28, 0, 0});
 }
 
+// LOOM_BOUNDS_MPICH: struct markers are not sticky and the struct is always
+// padded.  Expected values are what MPICH 4.0.2's MPI_Type_get_extent
+// reports for the same constructions (checked with mpicc.mpich).
+Bounds mpich_struct(std::vector<int64_t> bl, std::vector<int64_t> d,
+                    std::vector<TypeSpecPtr> members) {
+  std::vector<loom_type> ts;
+  for (auto &m : members) ts.push_back(to_loom(*m));
+  loom_type out = nullptr;
+  loom_status st = loom_type_struct(static_cast<int64_t>(bl.size()), bl.data(), d.data(), ts.data(),
+                                    LOOM_BOUNDS_MPICH, &out);
+  for (loom_type t : ts) loom_type_free(t);
+  EXPECT_EQ(st, LOOM_OK);
+  if (st != LOOM_OK) return {};
+  EXPECT_EQ(loom_type_commit(out), LOOM_OK);
+  Bounds b = loom_bounds(out);
+  loom_type_free(out);
+  return b;
+}
+
+TEST(Bounds, MpichRuleIsNotSticky) {
+  TypeSpecPtr r = resized(prim(LOOM_INT), -4, 16);
+  EXPECT_EQ(mpich_struct({1, 1}, {0, 100}, {r, prim(LOOM_DOUBLE)}), (Bounds{12, -4, 112, 0, 108}));
+  EXPECT_EQ(mpich_struct({1, 1}, {0, 100}, {prim(LOOM_DOUBLE), r}), (Bounds{12, 0, 112, 0, 104}));
+  EXPECT_EQ(mpich_struct({1, 1}, {0, 3}, {r, prim(LOOM_CHAR)}), (Bounds{5, -4, 16, 0, 4}));
+  EXPECT_EQ(mpich_struct({1, 1}, {0, 4}, {resized(prim(LOOM_DOUBLE), 0, 4), prim(LOOM_CHAR)}),
+            (Bounds{9, 0, 8, 0, 8}));
+}
+
 TEST(Bounds, EmptyTypes) {
   expect_bounds(contig(0, prim(LOOM_INT)), {0, 0, 0, 0, 0});
   expect_bounds(vector(0, 2, 3, prim(LOOM_SHORT)), {0, 0, 0, 0, 0});

@@ -12,6 +12,7 @@
 
 #include "guarded.hpp"
 #include "loom.h"
+#include "test_env.hpp"
 #include "type_spec.hpp"
 
 namespace loomtest {
@@ -51,7 +52,7 @@ class Trial {
   explicit Trial(uint64_t seed) : rng_(seed) {}
 
   void run(TrialResult &r) {
-    spec_ = random_spec(rng_, 4);
+    spec_ = random_spec(rng_, static_cast<int>(env_u64("LOOM_TEST_DEPTH", 4)));
     r.type = describe(*spec_);
     lay_ = reference_layout(*spec_);
     count_ = uni(0, 4);
@@ -97,6 +98,7 @@ class Trial {
     cursor_unpack(shuffled(schedule(false)), "random-order", true);
     cursor_unpack(with_repeats(shuffled(schedule(false))), "overlapping", true);
     cursor_copy();
+    mixed();
     ranges();
     iov();
     checkpoints();
@@ -296,6 +298,46 @@ class Trial {
     size_t len = static_cast<size_t>(uni(1, 64));
     pack_chunk(a.get(), off, len, "cursor copy (original)");
     pack_chunk(b.get(), off, len, "cursor copy (copy)");
+  }
+
+  // One cursor driven by a random mix of pack chunks, iov batches and
+  // seeks: the cursor state each operation leaves must suit the others.
+  void mixed() {
+    CursorPtr c = make_cursor(origin(*src_));
+    size_t off = 0;
+    for (int step = 0; step < 24 && total_ > 0; ++step) {
+      switch (uni(0, 3)) {
+        case 0:
+        case 1:
+          pack_chunk(c.get(), off, static_cast<size_t>(chance(0.3) ? 1 : uni(1, 80)), "mixed ops");
+          off = loom_cursor_offset(c.get());  // pack_chunk checked it advanced right
+          break;
+        case 2: {
+          size_t max_e = static_cast<size_t>(uni(1, 3)), max_b = static_cast<size_t>(uni(1, 100));
+          std::vector<loom_iov> v(max_e);
+          size_t n = 0, bytes = 0;
+          REQUIRE(loom_cursor_iov(c.get(), v.data(), max_e, max_b, &n, &bytes) == LOOM_OK,
+                  "mixed ops: iov failed at " << off);
+          std::vector<Piece> got;
+          for (size_t k = 0; k < n; ++k)
+            got.push_back({static_cast<int64_t>(reinterpret_cast<uintptr_t>(v[k].base) -
+                                                reinterpret_cast<uintptr_t>(origin(*src_))),
+                           static_cast<int64_t>(v[k].len)});
+          std::vector<Piece> want = reference_stream_pieces(
+              lay_, count_, static_cast<int64_t>(off), static_cast<int64_t>(off + bytes));
+          REQUIRE(got == want && (bytes > 0 || off == total_),
+                  "mixed ops: iov at " << off << " (" << n << " entries, " << bytes
+                                       << " bytes) differs from reference");
+          off += bytes;
+          REQUIRE(loom_cursor_offset(c.get()) == off, "mixed ops: offset after iov");
+          break;
+        }
+        default:
+          off = static_cast<size_t>(uni(0, static_cast<int64_t>(total_)));
+          seek(c.get(), off, "mixed ops");
+          break;
+      }
+    }
   }
 
   void ranges() {

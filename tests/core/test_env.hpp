@@ -3,6 +3,7 @@
 //   LOOM_TEST_SEED=<n>    base seed of every randomized test
 //   LOOM_TEST_REPLAY=<n>  run only this one differential seed (Replay test)
 //   LOOM_TEST_SCALE=<x>   multiply the number of random trees
+//   LOOM_TEST_DEPTH=<n>   max depth of differential trees (default 4)
 #pragma once
 
 #include <cstdint>
