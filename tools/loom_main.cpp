@@ -52,6 +52,8 @@ struct BenchPackArgs {
   bool list = false;
   bool plans = false;
   double budget = 1.2;
+  std::string mpi_calls = "pmpi";
+  std::string stat = "median";
 };
 
 int bench_pack(const BenchPackArgs &a) {
@@ -84,6 +86,8 @@ int bench_pack(const BenchPackArgs &a) {
   opt.reps = a.reps;
   opt.quick = a.quick;
   opt.budget_s = a.budget;
+  opt.use_mpi_symbols = a.mpi_calls == "mpi";
+  opt.use_min = a.stat == "min";
 
   RunInfo info;
   info.date = local_date();
@@ -91,6 +95,8 @@ int bench_pack(const BenchPackArgs &a) {
   info.mpi = mpi_library_name();
   info.flavor = LOOM_FLAVOR;
   info.quick = a.quick;
+  info.stat = a.stat;
+  info.mpi_calls = opt.use_mpi_symbols ? "MPI_Pack/MPI_Unpack" : "PMPI_Pack/PMPI_Unpack";
 
   const bool tty = isatty(fileno(stderr));
   std::vector<CaseResult> results;
@@ -133,6 +139,14 @@ int main(int argc, char **argv) {
                    "seconds of timed rounds per case when --reps is not given")
       ->check(CLI::PositiveNumber);
   pack->add_option("--json", pa.json, "also write the results to this JSON file");
+  pack->add_option("--mpi-calls", pa.mpi_calls,
+                   "what the MPI column calls: pmpi (the system MPI, default) or "
+                   "mpi (MPI_Pack/MPI_Unpack: measures a preloaded libloom-mpi.so)")
+      ->check(CLI::IsMember({"pmpi", "mpi"}));
+  pack->add_option("--stat", pa.stat,
+                   "statistic in the tables: median (default) or min (fastest "
+                   "sample; steadier when the machine is shared)")
+      ->check(CLI::IsMember({"median", "min"}));
   pack->add_flag("--quick", pa.quick,
                  "smoke test: reduced sizes, verification and two rounds");
   pack->add_flag("--list", pa.list, "list the cases and exit");

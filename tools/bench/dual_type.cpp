@@ -49,7 +49,7 @@ void DualType::release() {
     delete mpi_refs_;
     int finalized = 0;
     MPI_Finalized(&finalized);
-    if (!finalized && m_ != MPI_DATATYPE_NULL) PMPI_Type_free(&m_);
+    if (!finalized && m_ != MPI_DATATYPE_NULL) MPI_Type_free(&m_);
   }
   mpi_refs_ = nullptr;
   m_ = MPI_DATATYPE_NULL;
@@ -102,7 +102,7 @@ DualType DualType::contiguous(int64_t count, const DualType &old) {
   loom_type l = nullptr;
   check_loom(loom_type_contiguous(count, old.l_, &l), "contiguous");
   DualType r(l, MPI_DATATYPE_NULL, true);
-  check_mpi(PMPI_Type_contiguous(to_int(count, "count"), old.m_, &r.m_),
+  check_mpi(MPI_Type_contiguous(to_int(count, "count"), old.m_, &r.m_),
             "Type_contiguous");
   return r;
 }
@@ -112,7 +112,7 @@ DualType DualType::vector(int64_t count, int64_t blocklen, int64_t stride,
   loom_type l = nullptr;
   check_loom(loom_type_vector(count, blocklen, stride, old.l_, &l), "vector");
   DualType r(l, MPI_DATATYPE_NULL, true);
-  check_mpi(PMPI_Type_vector(to_int(count, "count"), to_int(blocklen, "blocklen"),
+  check_mpi(MPI_Type_vector(to_int(count, "count"), to_int(blocklen, "blocklen"),
                              to_int(stride, "stride"), old.m_, &r.m_),
             "Type_vector");
   return r;
@@ -124,7 +124,7 @@ DualType DualType::hvector(int64_t count, int64_t blocklen, int64_t stride_bytes
   check_loom(loom_type_hvector(count, blocklen, stride_bytes, old.l_, &l),
              "hvector");
   DualType r(l, MPI_DATATYPE_NULL, true);
-  check_mpi(PMPI_Type_create_hvector(to_int(count, "count"),
+  check_mpi(MPI_Type_create_hvector(to_int(count, "count"),
                                      to_int(blocklen, "blocklen"),
                                      static_cast<MPI_Aint>(stride_bytes), old.m_,
                                      &r.m_),
@@ -144,7 +144,7 @@ DualType DualType::indexed(const std::vector<int64_t> &blocklens,
   DualType r(l, MPI_DATATYPE_NULL, true);
   auto bl = to_ints(blocklens, "blocklen");
   auto dp = to_ints(displs, "displacement");
-  check_mpi(PMPI_Type_indexed(to_int(n, "count"), bl.data(), dp.data(), old.m_,
+  check_mpi(MPI_Type_indexed(to_int(n, "count"), bl.data(), dp.data(), old.m_,
                               &r.m_),
             "Type_indexed");
   return r;
@@ -159,7 +159,7 @@ DualType DualType::indexed_block(int64_t blocklen,
              "indexed_block");
   DualType r(l, MPI_DATATYPE_NULL, true);
   auto dp = to_ints(displs, "displacement");
-  check_mpi(PMPI_Type_create_indexed_block(to_int(n, "count"),
+  check_mpi(MPI_Type_create_indexed_block(to_int(n, "count"),
                                            to_int(blocklen, "blocklen"),
                                            dp.data(), old.m_, &r.m_),
             "Type_create_indexed_block");
@@ -176,7 +176,7 @@ DualType DualType::hindexed_block(int64_t blocklen,
              "hindexed_block");
   DualType r(l, MPI_DATATYPE_NULL, true);
   std::vector<MPI_Aint> dp(displs_bytes.begin(), displs_bytes.end());
-  check_mpi(PMPI_Type_create_hindexed_block(to_int(n, "count"),
+  check_mpi(MPI_Type_create_hindexed_block(to_int(n, "count"),
                                             to_int(blocklen, "blocklen"),
                                             dp.data(), old.m_, &r.m_),
             "Type_create_hindexed_block");
@@ -203,7 +203,7 @@ DualType DualType::struct_(const std::vector<int64_t> &blocklens,
   DualType r(l, MPI_DATATYPE_NULL, true);
   auto bl = to_ints(blocklens, "blocklen");
   std::vector<MPI_Aint> dp(displs_bytes.begin(), displs_bytes.end());
-  check_mpi(PMPI_Type_create_struct(to_int(static_cast<int64_t>(n), "count"),
+  check_mpi(MPI_Type_create_struct(to_int(static_cast<int64_t>(n), "count"),
                                     bl.data(), dp.data(), mt.data(), &r.m_),
             "Type_create_struct");
   return r;
@@ -225,7 +225,7 @@ DualType DualType::subarray(const std::vector<int64_t> &sizes,
   auto sz = to_ints(sizes, "size");
   auto ss = to_ints(subsizes, "subsize");
   auto st = to_ints(starts, "start");
-  check_mpi(PMPI_Type_create_subarray(
+  check_mpi(MPI_Type_create_subarray(
                 static_cast<int>(nd), sz.data(), ss.data(), st.data(),
                 order == LOOM_ORDER_C ? MPI_ORDER_C : MPI_ORDER_FORTRAN, old.m_,
                 &r.m_),
@@ -237,7 +237,7 @@ DualType DualType::resized(const DualType &old, int64_t lb, int64_t extent) {
   loom_type l = nullptr;
   check_loom(loom_type_resized(old.l_, lb, extent, &l), "resized");
   DualType r(l, MPI_DATATYPE_NULL, true);
-  check_mpi(PMPI_Type_create_resized(old.m_, static_cast<MPI_Aint>(lb),
+  check_mpi(MPI_Type_create_resized(old.m_, static_cast<MPI_Aint>(lb),
                                      static_cast<MPI_Aint>(extent), &r.m_),
             "Type_create_resized");
   return r;
@@ -245,7 +245,7 @@ DualType DualType::resized(const DualType &old, int64_t lb, int64_t extent) {
 
 void DualType::commit() {
   check_loom(loom_type_commit(l_), "commit");
-  if (mpi_owned_) check_mpi(PMPI_Type_commit(&m_), "Type_commit");
+  if (mpi_owned_) check_mpi(MPI_Type_commit(&m_), "Type_commit");
 }
 
 loom_bounds_rule native_bounds_rule() {

@@ -1,7 +1,9 @@
 // A datatype built twice from the same constructor calls: once as a Loom
 // type (loom.h) and once as a datatype of the system MPI.  The benchmark
 // describes every layout through this class so that Loom and the system MPI
-// always see exactly the same description.
+// always see exactly the same description.  The MPI side is built with the
+// MPI_Type_* calls (not PMPI_*), so that a preloaded drop-in library sees the
+// types' whole life: commit and free.
 #pragma once
 
 #include <mpi.h>

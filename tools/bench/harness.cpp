@@ -122,6 +122,11 @@ CaseResult run_case(const CaseDef &def, const CaseParams &params,
   r.user_bytes = c.user_bytes;
   loom_type lt = c.type.loom();
   MPI_Datatype mt = c.type.mpi();
+  using PackFn = int (*)(const void *, int, MPI_Datatype, void *, int, int *, MPI_Comm);
+  using UnpackFn = int (*)(const void *, int, int *, void *, int, MPI_Datatype, MPI_Comm);
+  const PackFn mpi_pack = opt.use_mpi_symbols ? PackFn(MPI_Pack) : PackFn(PMPI_Pack);
+  const UnpackFn mpi_unpack =
+      opt.use_mpi_symbols ? UnpackFn(MPI_Unpack) : UnpackFn(PMPI_Unpack);
   const size_t n = c.packed_bytes;
   const size_t ub = c.user_bytes;
 
@@ -168,7 +173,7 @@ CaseResult run_case(const CaseDef &def, const CaseParams &params,
   }
   {
     int pos = 0;
-    int rc = PMPI_Pack(s0, static_cast<int>(c.count), mt, pk_mpi.get(),
+    int rc = mpi_pack(s0, static_cast<int>(c.count), mt, pk_mpi.get(),
                        static_cast<int>(n), &pos, MPI_COMM_SELF);
     if (rc != MPI_SUCCESS) {
       fail("MPI_Pack failed");
@@ -206,7 +211,7 @@ CaseResult run_case(const CaseDef &def, const CaseParams &params,
   if (mpi_ok) {
     std::memset(dst.get(), kSentinel, ub);
     int pos = 0;
-    int rc = PMPI_Unpack(pk_hand.get(), static_cast<int>(n), &pos, d0,
+    int rc = mpi_unpack(pk_hand.get(), static_cast<int>(n), &pos, d0,
                          static_cast<int>(c.count), mt, MPI_COMM_SELF);
     if (rc != MPI_SUCCESS) {
       fail("MPI_Unpack failed");
@@ -230,8 +235,8 @@ CaseResult run_case(const CaseDef &def, const CaseParams &params,
   pack[kHand] = make_op(true, [&c, s0, out] { c.hand_pack(s0, out); });
   pack[kMpi] = make_op(mpi_ok, [=] {
                   int pos = 0;
-                  PMPI_Pack(s0, static_cast<int>(count), mt, out, static_cast<int>(n),
-                            &pos, MPI_COMM_SELF);
+                  mpi_pack(s0, static_cast<int>(count), mt, out, static_cast<int>(n),
+                           &pos, MPI_COMM_SELF);
                 });
   pack[kMemcpy] = make_op(true, [=] { std::memcpy(out, in, n); });
   unpack[kLoom] = make_op(loom_ok, [=] {
@@ -241,8 +246,8 @@ CaseResult run_case(const CaseDef &def, const CaseParams &params,
   unpack[kHand] = make_op(true, [&c, in, d0] { c.hand_unpack(in, d0); });
   unpack[kMpi] = make_op(mpi_ok, [=] {
                     int pos = 0;
-                    PMPI_Unpack(in, static_cast<int>(n), &pos, d0,
-                                static_cast<int>(count), mt, MPI_COMM_SELF);
+                    mpi_unpack(in, static_cast<int>(n), &pos, d0,
+                               static_cast<int>(count), mt, MPI_COMM_SELF);
                   });
 
   std::vector<Op *> ops;
@@ -292,11 +297,15 @@ CaseResult run_case(const CaseDef &def, const CaseParams &params,
         o->samples.push_back(time_once(*o));
       }
 
-  auto fill = [n](OpResult &res, const Op &o) {
+  auto fill = [n, &opt](OpResult &res, const Op &o) {
     if (!o.enabled || o.samples.empty()) return;
     res.ok = true;
     res.median_s = median(o.samples);
-    res.mbs = res.median_s > 0 ? static_cast<double>(n) / res.median_s / 1e6 : 0;
+    res.min_s = *std::min_element(o.samples.begin(), o.samples.end());
+    auto mbs = [n](double t) { return t > 0 ? static_cast<double>(n) / t / 1e6 : 0; };
+    res.median_mbs = mbs(res.median_s);
+    res.best_mbs = mbs(res.min_s);
+    res.mbs = opt.use_min ? res.best_mbs : res.median_mbs;
   };
   for (int i = 0; i < kContenders; ++i) fill(r.pack[i], pack[i]);
   for (int i = 0; i < kContenders - 1; ++i) fill(r.unpack[i], unpack[i]);

@@ -20,12 +20,21 @@ struct TimingOptions {
   int max_rounds = 400;
   double min_sample_s = 100e-6;  // a sample repeats an operation this long
   bool quick = false;       // smoke test: verify, then a couple of rounds
+  // The "MPI" contender calls PMPI_Pack/PMPI_Unpack (the system MPI, even with
+  // libloom-mpi.so preloaded); with use_mpi_symbols it calls MPI_Pack and
+  // MPI_Unpack, which a preloaded drop-in library intercepts.
+  bool use_mpi_symbols = false;
+  // Report medians (default) or the fastest sample of each contender.
+  bool use_min = false;
 };
 
 struct OpResult {
   bool ok = false;          // measured
   double median_s = 0;      // per operation
-  double mbs = 0;           // packed MB/s (1 MB = 1e6 bytes)
+  double min_s = 0;         // fastest sample, per operation
+  double mbs = 0;           // packed MB/s (1 MB = 1e6 bytes) at the reported
+                            // statistic (median, or min with --stat min)
+  double median_mbs = 0, best_mbs = 0;
 };
 
 struct CaseResult {

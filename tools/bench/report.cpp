@@ -76,14 +76,16 @@ Summary summarize(const std::vector<CaseResult> &results) {
 void print_report(std::FILE *f, const RunInfo &info,
                   const std::vector<CaseResult> &results, const Summary &s,
                   bool show_plans) {
-  fmt::print(f, "loom bench pack  |  {}  |  {}  |  {}{}\n", info.mpi, info.host,
-             info.date, info.quick ? "  |  --quick (smoke test, reduced sizes)" : "");
+  fmt::print(f, "loom bench pack  |  {} ({})  |  {}  |  {}{}\n", info.mpi,
+             info.mpi_calls, info.host, info.date,
+             info.quick ? "  |  --quick (smoke test, reduced sizes)" : "");
   fmt::print(f,
-             "MB/s of packed bytes (1 MB = 1e6 B), median over interleaved rounds; "
+             "MB/s of packed bytes (1 MB = 1e6 B), {} over interleaved rounds; "
              "ratios are Loom's throughput over the others'.\n"
              "flags: ! verification failed   < below {:.2f}x hand   m below {:.2f}x "
              "memcpy on contiguous data\n",
-             kHandTarget, kMemcpyTarget);
+             info.stat == "min" ? "fastest sample" : "median", kHandTarget,
+             kMemcpyTarget);
   for (int dir = 0; dir < 2; ++dir) {
     fmt::print(f, "\n{:<24} {:>10} {:>6} | {:>9} {:>9} {:>9} {:>9} | {:>6} {:>6} {:>6} {}\n",
                dir == 0 ? "PACK" : "UNPACK", "packed", "rounds", "Loom", "hand", "MPI",
@@ -161,8 +163,10 @@ bool write_json(const std::string &path, const RunInfo &info,
   j["host"] = info.host;
   j["mpi"] = info.mpi;
   j["flavor"] = info.flavor;
+  j["mpi_calls"] = info.mpi_calls;
   j["quick"] = info.quick;
-  j["units"] = "MB/s of packed bytes, 1 MB = 1e6 bytes, medians";
+  j["units"] = "MB/s of packed bytes, 1 MB = 1e6 bytes";
+  j["stat"] = info.stat;
   json cases = json::array();
   for (const auto &r : results) {
     json c;
@@ -180,8 +184,13 @@ bool write_json(const std::string &path, const RunInfo &info,
     for (int dir = 0; dir < 2; ++dir) {
       const OpResult *o = dir == 0 ? r.pack : r.unpack;
       json d;
-      for (int k = 0; k < kContenders; ++k)
+      for (int k = 0; k < kContenders; ++k) {
         d[contender_name(k)] = o[k].ok ? json(o[k].mbs) : json(nullptr);
+        d[std::string(contender_name(k)) + "_median"] =
+            o[k].ok ? json(o[k].median_mbs) : json(nullptr);
+        d[std::string(contender_name(k)) + "_best"] =
+            o[k].ok ? json(o[k].best_mbs) : json(nullptr);
+      }
       d["loom_over_hand"] = nan_null(ratio(o[kLoom], o[kHand]));
       d["loom_over_mpi"] = nan_null(ratio(o[kLoom], o[kMpi]));
       d["loom_over_memcpy"] = nan_null(ratio(o[kLoom], o[kMemcpy]));

@@ -14,7 +14,9 @@ struct RunInfo {
   std::string host;
   std::string mpi;      // system MPI library
   std::string flavor;   // build flavour (mpich / openmpi)
+  std::string mpi_calls = "PMPI_Pack/PMPI_Unpack";  // what the MPI column calls
   bool quick = false;
+  std::string stat = "median";  // the statistic in the tables
 };
 
 struct Summary {
