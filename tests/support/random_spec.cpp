@@ -24,6 +24,10 @@ struct Gen {
   }
   bool chance(double p) { return std::bernoulli_distribution(p)(rng); }
 
+  // Layout of a subtree under construction; a subtree far over budget
+  // throws std::length_error and the whole tree is redrawn.
+  Layout lay(const TypeSpec &t) { return reference_layout(t, 4 * kMaxPieces); }
+
   // Mostly small counts, zero now and then, and sometimes long enough for
   // the vectorised/unrolled kernels to engage.
   int64_t count() { return chance(0.04) ? 0 : chance(0.75) ? uni(1, 4) : uni(5, 40); }
@@ -73,7 +77,7 @@ struct Gen {
       }
       case 3: {
         TypeSpecPtr c = child(depth);
-        Layout cl = reference_layout(*c);
+        Layout cl = lay(*c);
         int64_t bl = blocklen();
         int64_t u = byte_unit(cl);
         int64_t s = chance(0.2) ? uni(-3, 3) * u + uni(-2, 2)
@@ -91,7 +95,7 @@ struct Gen {
         size_t n = static_cast<size_t>(chance(0.05) ? 0 : uni(1, 5));
         std::vector<int64_t> bl(n);
         for (auto &b : bl) b = blocklen();
-        return hindexed(bl, displs(n, byte_unit(reference_layout(*c)), bl), c);
+        return hindexed(bl, displs(n, byte_unit(lay(*c)), bl), c);
       }
       case 6: {
         size_t n = static_cast<size_t>(chance(0.05) ? 0 : uni(1, 5));
@@ -102,7 +106,7 @@ struct Gen {
         TypeSpecPtr c = child(depth);
         size_t n = static_cast<size_t>(chance(0.05) ? 0 : uni(1, 5));
         int64_t b = blocklen();
-        return hindexed_block(b, displs(n, byte_unit(reference_layout(*c)),
+        return hindexed_block(b, displs(n, byte_unit(lay(*c)),
                                         std::vector<int64_t>(n, b)), c);
       }
       case 8:
@@ -111,7 +115,7 @@ struct Gen {
       case 11: return make_darray(depth);
       case 12: {  // resized: negative lb common, extent >= 0
         TypeSpecPtr c = child(depth);
-        Layout cl = reference_layout(*c);
+        Layout cl = lay(*c);
         int64_t lb = chance(0.5) ? cl.lb - uni(0, 8) : cl.lb + uni(-8, 8);
         int64_t ext = chance(0.7) ? (cl.ub - lb) + uni(0, 16) : uni(0, 24);
         return resized(c, lb, std::max<int64_t>(ext, 0));
@@ -129,7 +133,7 @@ struct Gen {
     int64_t pos = uni(-16, 8);
     for (size_t i = 0; i < n; ++i) {
       ts[i] = chance(0.5) ? primitive() : child(depth);
-      Layout l = reference_layout(*ts[i]);
+      Layout l = lay(*ts[i]);
       bl[i] = blocklen();
       if (chance(0.8)) {  // natural C-like placement: aligned, after the last
         int64_t a = l.align;
@@ -197,8 +201,11 @@ bool acceptable(const TypeSpec &t) {
 TypeSpecPtr random_spec(std::mt19937_64 &rng, int max_depth, const GenOptions &opt) {
   Gen g{rng, opt};
   for (int tries = 0; tries < 64; ++tries) {
-    TypeSpecPtr t = g.make(max_depth, true);
-    if (acceptable(*t)) return t;
+    try {
+      TypeSpecPtr t = g.make(max_depth, true);
+      if (acceptable(*t)) return t;
+    } catch (const std::length_error &) {
+    }
   }
   return g.primitive();
 }
