@@ -275,6 +275,118 @@ void external32() {
   D.free(&v);
 }
 
+// Named types Loom maps specially: MPI_LB/MPI_UB markers (MPICH's header
+// still has them), pair types, and MPI_Type_create_f90_* types.
+void named_and_markers() {
+  std::vector<int> ints(256);
+  for (int i = 0; i < 256; ++i) ints[i] = i * 13 + 1;
+#if defined(MPICH)
+  {
+    int bl[3] = {1, 2, 1};
+    MPI_Aint d[3] = {-8, 0, 16};
+    MPI_Datatype ts[3] = {MPI_LB, MPI_INT, MPI_UB}, t, c;
+    MPI_Type_create_struct(3, bl, d, ts, &t);
+    MPI_Type_contiguous(3, t, &c);
+    D.commit(&t);
+    D.commit(&c);
+    check_same("struct with MPI_LB/MPI_UB markers", ints.data() + 16, 3, t);
+    check_same("contiguous over a struct with markers", ints.data() + 16, 2, c);
+    D.free(&c);
+    D.free(&t);
+  }
+#endif
+  check_same("MPI_FLOAT_INT", ints.data(), 7, MPI_FLOAT_INT);
+  check_same("MPI_SHORT_INT", ints.data(), 7, MPI_SHORT_INT);
+  check_same("MPI_LONG_DOUBLE_INT", ints.data(), 3, MPI_LONG_DOUBLE_INT);
+  MPI_Datatype f90, v;
+  if (MPI_Type_create_f90_real(6, MPI_UNDEFINED, &f90) == MPI_SUCCESS) {
+    MPI_Type_vector(5, 1, 3, f90, &v);
+    D.commit(&v);
+    check_same("vector of an f90 real", ints.data(), 2, v);
+    D.free(&v);
+  }
+}
+
+#if MPI_VERSION >= 4
+// MPI-4 large-count forms (MPICH 4): entry points and types made by the
+// _c constructors, whose contents come back as large counts.
+void large_count() {
+  decltype(&MPI_Pack_c) pack_c;
+  decltype(&MPI_Unpack_c) unpack_c;
+  decltype(&MPI_Pack_size_c) size_c;
+  decltype(&MPI_Pack_external_c) ext_c;
+  decltype(&MPI_Pack_external_size_c) ext_size_c;
+  void *h = dlopen(LOOM_DROPIN_PATH, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  sym(h, "MPI_Pack_c", &pack_c);
+  sym(h, "MPI_Unpack_c", &unpack_c);
+  sym(h, "MPI_Pack_size_c", &size_c);
+  sym(h, "MPI_Pack_external_c", &ext_c);
+  sym(h, "MPI_Pack_external_size_c", &ext_size_c);
+  if (!pack_c || !unpack_c || !size_c || !ext_c || !ext_size_c) return;
+  std::vector<double> v(4096);
+  for (int i = 0; i < 4096; ++i) v[i] = i * 0.5;
+  std::vector<MPI_Datatype> ts;
+  MPI_Datatype t;
+  MPI_Type_vector_c(7, 2, 5, MPI_DOUBLE, &t);
+  ts.push_back(t);
+  MPI_Type_create_hvector_c(3, 2, -48, MPI_DOUBLE, &t);
+  ts.push_back(t);
+  {
+    MPI_Count bl[2] = {2, 3}, d[2] = {1, 9};
+    MPI_Type_indexed_c(2, bl, d, MPI_DOUBLE, &t);
+    ts.push_back(t);
+    MPI_Count bd[2] = {8, 80};
+    MPI_Type_create_hindexed_c(2, bl, bd, MPI_DOUBLE, &t);
+    ts.push_back(t);
+    MPI_Type_create_indexed_block_c(2, 3, d, MPI_DOUBLE, &t);
+    ts.push_back(t);
+    MPI_Type_create_hindexed_block_c(2, 3, bd, MPI_DOUBLE, &t);
+    ts.push_back(t);
+    MPI_Datatype st[2] = {MPI_INT, MPI_DOUBLE};
+    MPI_Type_create_struct_c(2, bl, bd, st, &t);
+    ts.push_back(t);
+    MPI_Count sz[2] = {6, 7}, sub[2] = {2, 3}, start[2] = {1, 2};
+    MPI_Type_create_subarray_c(2, sz, sub, start, MPI_ORDER_FORTRAN, MPI_DOUBLE, &t);
+    ts.push_back(t);
+    MPI_Count g[2] = {6, 5};
+    int dist[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC}, darg[2] = {MPI_DISTRIBUTE_DFLT_DARG, 2},
+        ps[2] = {2, 2};
+    MPI_Type_create_darray_c(4, 3, 2, g, dist, darg, ps, MPI_ORDER_C, MPI_DOUBLE, &t);
+    ts.push_back(t);
+    MPI_Type_create_resized_c(MPI_DOUBLE, -8, 40, &t);
+    ts.push_back(t);
+    MPI_Type_contiguous_c(3, ts.back(), &t);
+    ts.push_back(t);
+  }
+  for (size_t i = 0; i < ts.size(); ++i) {
+    D.commit(&ts[i]);
+    char name[64];
+    std::snprintf(name, sizeof name, "large-count constructor #%zu", i);
+    check_same(name, v.data() + 1024, 2, ts[i]);
+    MPI_Count need = -1, pos = 0, upos = 0;
+    size_c(2, ts[i], g_comm, &need);
+    auto ref = sys_pack(v.data() + 1024, 2, ts[i]);
+    std::vector<unsigned char> out((size_t)need + 1);
+    int rc = pack_c(v.data() + 1024, 2, ts[i], out.data(), need, &pos, g_comm);
+    EXPECT_MSG(rc == MPI_SUCCESS && pos == (MPI_Count)ref.size() &&
+                   std::equal(ref.begin(), ref.end(), out.begin()),
+               "%s: MPI_Pack_c", name);
+    std::vector<double> back(4096, -1), sysback(4096, -1);
+    rc = unpack_c(out.data(), pos, &upos, back.data() + 1024, 2, ts[i], g_comm);
+    int sp = 0;
+    PMPI_Unpack(ref.data(), (int)ref.size(), &sp, sysback.data() + 1024, 2, ts[i], g_comm);
+    EXPECT_MSG(rc == MPI_SUCCESS && upos == pos && back == sysback, "%s: MPI_Unpack_c", name);
+    MPI_Count es = -1, epos = 0;
+    ext_size_c("external32", 2, ts[i], &es);
+    std::vector<unsigned char> ext((size_t)es + 1);
+    EXPECT_MSG(ext_c("external32", v.data() + 1024, 2, ts[i], ext.data(), es, &epos) ==
+                       MPI_SUCCESS && epos == es,
+               "%s: MPI_Pack_external_c", name);
+  }
+  for (MPI_Datatype &x : ts) D.free(&x);
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -322,6 +434,10 @@ int main(int argc, char **argv) {
   freed_children();
   bottom();
   external32();
+  named_and_markers();
+#if MPI_VERSION >= 4
+  large_count();
+#endif
 
   for (MPI_Datatype *t : {&pre_vec, &pre_struct, &pre_dup, &pre_parent, &pre_uncommitted})
     D.free(t);
