@@ -1,0 +1,185 @@
+// The pending-operation engine: nonblocking messages whose data Loom moves.
+//
+// Protocol: one system message per user message, so a process without Loom
+// can be the peer.  A non-contiguous send is packed into a pooled staging
+// buffer and sent as MPI_PACKED with the packed byte count; a non-contiguous
+// receive is posted as MPI_PACKED into staging of count * type size bytes
+// and unpacked (the bytes that actually arrived) by whichever completion
+// call observes it.  Contiguous and declined types never get here.
+//
+// The request the user holds is the system's own request for the staged
+// message, so everything that only reads it (MPI_Cancel, MPI_Test_cancelled,
+// MPI_Request_get_status on system requests) keeps working unchanged.  This
+// engine remembers which of those handles carry Loom work (a PendingOp) and
+// finishes that work when a completion call sees the request complete.
+//
+// Handle reuse: the system may hand out a freed request handle again at
+// once, possibly to another thread, before the thread that completed it has
+// removed its entry.  So a completion call *claims* the ops of the handles
+// it was given before it asks the system (while those handles are certainly
+// live), lookups ignore claimed ops, and the table allows equal keys.
+//
+// Users: p2p_*.cpp (point-to-point) and coll_*.cpp (collectives: one system
+// request per nonblocking collective, several unpack steps at stream offsets).
+#pragma once
+#include "engine.hpp"
+#include "staging_pool.hpp"
+
+#include <atomic>
+#include <climits>
+#include <vector>
+
+namespace loom_mpi {
+
+// ---------------------------------------------------------------------------
+// Routing one (buf, count, datatype) argument.
+
+// An argument Loom moves: what to hand loom_pack / loom_unpack_range.
+struct Side {
+  loom_type type = nullptr;  // borrowed from the mirror unless held by an op
+  void *base = nullptr;      // user_base(): MPI_BOTTOM already resolved
+  int64_t count = 0;
+  size_t bytes = 0;          // packed bytes: count * MPI_Type_size, <= INT_MAX
+};
+
+// False when LOOM_P2P=0: every message then takes the system's datatype
+// path (a switch for measuring and for ruling Loom out).
+bool comm_enabled();
+
+namespace detail {
+int classify_slow(const void *buf, int64_t count, MPI_Datatype dt,
+                  const Mirror *m, Side *s);
+}
+
+// Whether Loom moves (buf, count, dt).  MPI_SUCCESS with s->type set: Loom
+// packs/unpacks it.  MPI_SUCCESS with s->type null: hand the call to the
+// system unchanged (contiguous or declined types, count <= 0, no data,
+// byte counts above INT_MAX, anything the system must judge such as null
+// buffers or uncommitted types).  An error class only for what must not
+// reach the system at all (a datatype handle the program already freed).
+// The contiguous case costs one lock-free lookup.
+inline int classify(const void *buf, int64_t count, MPI_Datatype dt, Side *s) {
+  s->type = nullptr;
+  if (count <= 0) return MPI_SUCCESS;
+  const Mirror *m = find(dt);
+  if (m && (m->contig || !m->type)) return MPI_SUCCESS;
+  return detail::classify_slow(buf, count, dt, m, s);
+}
+
+// Packs the whole argument into dst (s.bytes bytes).
+int pack_side(const Side &s, char *dst);
+// Unpacks stream bytes [offset, offset + len) of the argument from src
+// (src points at stream byte `offset`).
+int unpack_side(const Side &s, const char *src, size_t offset, size_t len);
+
+// The process-wide staging pool (limits from LOOM_STAGING_MAX_MB,
+// LOOM_STAGING_CACHE_MB).
+loom::xfer::StagingPool &staging_pool();
+
+// ---------------------------------------------------------------------------
+// Pending operations.
+
+struct PendingOp;
+// Hooks run by the completion path; st is always a real status (the engine
+// substitutes its own when the user passed MPI_STATUS(ES)_IGNORE).
+using OpHook = void (*)(PendingOp &op, MPI_Status *st);
+
+struct UnpackStep {
+  size_t offset;  // where this argument's bytes start in the staging stream
+  Side side;      // side.type holds a reference while the op lives
+};
+struct PackStep {
+  size_t offset;
+  Side side;
+};
+
+struct PendingOp {
+  enum Kind : uint8_t { kSend, kRecv, kColl };
+  Kind kind = kSend;
+  // Persistent (MPI_*_init): survives completion, MPI_Start re-arms it and
+  // runs `packs` first; destroyed by MPI_Request_free.
+  bool persistent = false;
+  // Unpack only the bytes the status reports (point-to-point receives:
+  // shorter messages are legal).  Otherwise every step is unpacked whole.
+  bool partial = false;
+  MPI_Comm comm = MPI_COMM_NULL;      // for errors Loom itself raises
+  MPI_Request req = MPI_REQUEST_NULL;  // the system request the user holds
+  loom::xfer::Buffer staging;          // the packed stream
+  std::vector<UnpackStep> unpacks;     // at completion, in order
+  std::vector<PackStep> packs;         // at each MPI_Start
+  OpHook on_complete = nullptr;  // after the unpacks, at every completion
+  OpHook on_release = nullptr;   // when the op is destroyed (free ctx)
+  void *ctx = nullptr;
+
+  // Engine state (requests.cpp only).
+  bool claimed = false;   // a completion call is asking the system about it
+  bool done = false;      // this activation's unpacks ran already
+  bool active = false;    // started and not yet completed
+  bool detached = false;  // MPI_Request_free'd while active
+  PendingOp *next = nullptr;
+};
+
+// Building an op (the caller then starts the system request and registers).
+// Ops are recycled: op_new() does not allocate in steady state.
+PendingOp *op_new(PendingOp::Kind kind, MPI_Comm comm);
+// Staging of at least `bytes` bytes: MPI_SUCCESS or MPI_ERR_NO_MEM.
+int op_stage(PendingOp *op, size_t bytes);
+// Steps; they take their own reference to side.type.
+void op_add_unpack(PendingOp *op, size_t offset, const Side &side);
+void op_add_pack(PendingOp *op, size_t offset, const Side &side);
+// Runs the pack steps into the staging buffer (persistent sends: at Start).
+int op_run_packs(PendingOp *op);
+// Frees an op that was never registered (the system refused to start it).
+void op_discard(PendingOp *op);
+// The user now holds @p req for op (active: the system started it).
+void op_register(PendingOp *op, MPI_Request req, bool active);
+
+// ---------------------------------------------------------------------------
+// Completion path (p2p_complete.cpp and friends).
+
+namespace detail {
+extern std::atomic<long> g_live;      // registered + detached ops
+extern std::atomic<long> g_detached;  // detached ops not yet completed
+void poll_detached_slow();
+}  // namespace detail
+
+// Fast path: no Loom op exists, so every request is the system's alone.
+inline bool ops_live() {
+  return detail::g_live.load(std::memory_order_acquire) != 0;
+}
+// Completes what MPI_Request_free left behind, if anything (cheap when
+// nothing: one atomic load).
+inline void poll_detached() {
+  if (detail::g_detached.load(std::memory_order_relaxed) != 0)
+    detail::poll_detached_slow();
+}
+
+// Claims the unclaimed ops of reqs[0..n) under one lock: ops[i] is the op
+// of reqs[i] or nullptr.  Returns how many were found.
+int claim(const MPI_Request *reqs, int n, PendingOp **ops);
+PendingOp *claim_one(MPI_Request req);
+// Gives back a claim (the request did not complete).
+void unclaim(PendingOp *op);
+// Whether completing op needs a real status (byte count or hook).
+inline bool needs_status(const PendingOp *op) {
+  return op->partial || op->on_complete;
+}
+// The system reported op's request complete with status *st (a real
+// status): unpack (once per activation, not if cancelled or failed), run
+// the hooks, and then retire it: a non-persistent op is destroyed (the
+// system freed its request), a persistent one becomes inactive.  Sets
+// st->MPI_ERROR and returns an error class only if Loom's unpack failed.
+int complete(PendingOp *op, MPI_Status *st);
+// MPI_Request_get_status saw op complete: unpack now (the user buffer must
+// be valid), keep the op claimed-free and registered for the later
+// Wait/Test/Request_free.
+int complete_peek(PendingOp *op, MPI_Status *st);
+// MPI_Start: re-arms a claimed persistent op (packs for sends).
+int rearm(PendingOp *op);
+// MPI_Request_free of a claimed op: an inactive one is destroyed; an active
+// one is kept internally (its system request too) and completed later.
+// Returns true when the caller must also PMPI_Request_free the request
+// (the op is gone and the system request no longer needed).
+bool release_request(PendingOp *op);
+
+}  // namespace loom_mpi

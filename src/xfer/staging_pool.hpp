@@ -1,0 +1,77 @@
+// A bounded pool of staging buffers for packed messages (no MPI in here).
+//
+// Every non-contiguous message the drop-in moves goes through one staging
+// buffer: packed into it before a send, received into it before an unpack.
+// Allocating those per message would put malloc/free (and, for large
+// buffers, mmap/munmap and page faults) on the critical path, so released
+// buffers are kept in power-of-two size classes and handed out again.  The
+// pool is bounded twice: at most `per_class` idle buffers per class and at
+// most `max_cached_bytes` idle bytes overall; buffers above
+// `max_pooled_buffer` are allocated for the message and freed after it (a
+// few large messages must not pin memory for the life of the program).
+// Thread-safe: one small mutex per size class.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+
+namespace loom {
+namespace xfer {
+
+struct Buffer {
+  char *data = nullptr;  // 64-byte aligned; nullptr: none (or out of memory)
+  size_t capacity = 0;   // usable bytes, at least what was asked for
+  int cls = -1;          // size class; -1: outside the pool (freed on release)
+};
+
+class StagingPool {
+ public:
+  struct Limits {
+    size_t max_pooled_buffer = size_t(4) << 20;  // larger: allocate + free
+    size_t max_cached_bytes = size_t(64) << 20;  // idle bytes kept overall
+    unsigned per_class = 16;                     // idle buffers per class
+  };
+
+  StagingPool();
+  explicit StagingPool(const Limits &limits);
+  ~StagingPool();
+  StagingPool(const StagingPool &) = delete;
+  StagingPool &operator=(const StagingPool &) = delete;
+
+  // A buffer of at least @p bytes (a zero-byte request still gets a small
+  // valid buffer).  data is nullptr only when memory is exhausted.
+  Buffer acquire(size_t bytes);
+  // Returns @p b to the pool (or frees it) and clears it; a cleared buffer
+  // may be released again harmlessly.
+  void release(Buffer &b);
+  // Frees every idle buffer.
+  void trim();
+
+  struct Stats {
+    uint64_t hits = 0;      // served from an idle buffer
+    uint64_t misses = 0;    // allocated for a pooled class
+    uint64_t oversize = 0;  // allocated outside the pool
+    size_t cached_bytes = 0;
+  };
+  Stats stats() const;
+
+  static constexpr int kMinShift = 8;   // smallest class: 256 bytes
+  static constexpr int kMaxShift = 30;  // classes never exceed 1 GiB
+
+ private:
+  struct Class {
+    std::mutex mu;
+    unsigned n = 0;
+    char **idle = nullptr;  // per_class slots, allocated once
+  };
+  Limits lim_;
+  int top_shift_;  // largest pooled class
+  Class classes_[kMaxShift + 1];
+  std::atomic<size_t> cached_{0};
+  std::atomic<uint64_t> hits_{0}, misses_{0}, oversize_{0};
+};
+
+}  // namespace xfer
+}  // namespace loom
