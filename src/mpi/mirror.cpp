@@ -269,11 +269,16 @@ void on_commit(MPI_Datatype t) {
 Mirror *on_free_begin(uintptr_t k) {
   if (!k) return nullptr;
   std::lock_guard<std::mutex> g(g_mu);
-  return slot_locked(k)->val.exchange(kFreed, std::memory_order_acq_rel);
+  Slot *s = slot_locked(k);
+  Mirror *cur = s->val.load(std::memory_order_relaxed);
+  // Freeing a named type is an error the system will report; meanwhile
+  // other threads keep packing with it.
+  if (cur && cur != kFreed && cur->predefined) return kFreed;
+  return s->val.exchange(kFreed, std::memory_order_acq_rel);
 }
 
 void on_free_end(uintptr_t k, Mirror *old, bool freed) {
-  if (!k) return;
+  if (!k || old == kFreed) return;
   if (freed) {
     // Parents that embed this type keep their loom types alive through
     // Loom's own reference counts; only the handle's entry goes.
@@ -283,7 +288,8 @@ void on_free_end(uintptr_t k, Mirror *old, bool freed) {
   // The system refused (a predefined type, say): the handle lives on.
   std::lock_guard<std::mutex> g(g_mu);
   Mirror *expected = kFreed;
-  if (!existing_locked(k)->val.compare_exchange_strong(expected, old)) retire(old);
+  Slot *s = existing_locked(k);
+  if (!s || !s->val.compare_exchange_strong(expected, old)) retire(old);
 }
 
 void on_dup(MPI_Datatype, MPI_Datatype newtype) {

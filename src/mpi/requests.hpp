@@ -165,15 +165,17 @@ inline bool needs_status(const PendingOp *op) {
   return op->partial || op->on_complete;
 }
 // The system reported op's request complete with status *st (a real
-// status): unpack (once per activation, not if cancelled or failed), run
-// the hooks, and then retire it: a non-persistent op is destroyed (the
-// system freed its request), a persistent one becomes inactive.  Sets
-// st->MPI_ERROR and returns an error class only if Loom's unpack failed.
-int complete(PendingOp *op, MPI_Status *st);
+// status) and outcome err (the call's return code, or the status's
+// MPI_ERROR under MPI_ERR_IN_STATUS): unpack (once per activation; not if
+// cancelled or failed; only what fits on truncation), run the hooks, then
+// retire it: a non-persistent op is destroyed (the system freed its
+// request), a persistent one becomes inactive.  Returns an error class only
+// if Loom's own unpack failed.
+int complete(PendingOp *op, MPI_Status *st, int err);
 // MPI_Request_get_status saw op complete: unpack now (the user buffer must
-// be valid), keep the op claimed-free and registered for the later
-// Wait/Test/Request_free.
-int complete_peek(PendingOp *op, MPI_Status *st);
+// be valid), unclaim, and keep the op registered for the later
+// Wait/Test/Request_free (which will not unpack again).
+int complete_peek(PendingOp *op, MPI_Status *st, int err);
 // MPI_Start: re-arms a claimed persistent op (packs for sends).
 int rearm(PendingOp *op);
 // MPI_Request_free of a claimed op: an inactive one is destroyed; an active

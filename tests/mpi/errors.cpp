@@ -138,6 +138,18 @@ void pack_errors() {
   const int *got = reinterpret_cast<const int *>(dst.data());
   for (int i = 0; i < 8; ++i) EXPECT_MSG(got[2 * i] == data[2 * i], "unpacked element %d", i);
 
+  // Freeing a named type is refused by the system; it must stay usable.
+  {
+    int v = 5, out4 = 0, p = 0;
+    MPI_Pack(&v, 1, MPI_INT, &out4, 4, &p, g_comm);  // mirror it first
+    MPI_Datatype named = MPI_INT;
+    int rc = MPI_Type_free(&named);
+    EXPECT_MSG(rc != MPI_SUCCESS, "MPI_Type_free(MPI_INT) succeeded");
+    p = 0;
+    rc = MPI_Pack(&v, 1, MPI_INT, &out4, 4, &p, g_comm);
+    EXPECT_MSG(rc == MPI_SUCCESS && out4 == 5, "MPI_INT after a refused free: rc %d", rc);
+  }
+
   MPI_Type_free(&vec);
   MPI_Type_free(&uncommitted);
 }

@@ -1,0 +1,429 @@
+// The pending-operation table, op recycling and the completion steps (see
+// requests.hpp for the protocol and the claiming rule).
+#include "requests.hpp"
+
+#include "errors.hpp"
+
+#include <cstdlib>
+#include <mutex>
+
+namespace loom_mpi {
+namespace detail {
+std::atomic<long> g_live{0};
+std::atomic<long> g_detached{0};
+}  // namespace detail
+
+namespace {
+
+inline uintptr_t req_key(MPI_Request r) { return (uintptr_t)r; }
+
+// Everything below is guarded by g_mu: the table (chained buckets through
+// PendingOp::next), the recycled ops and the detached list.
+std::mutex g_mu;
+std::vector<PendingOp *> *g_buckets = nullptr;  // never destroyed (atexit use)
+size_t g_count = 0;
+PendingOp *g_free = nullptr;
+unsigned g_nfree = 0;
+constexpr unsigned kMaxFree = 256;  // recycled ops kept
+PendingOp *g_detached_head = nullptr;
+
+size_t bucket_of(uintptr_t k, size_t n) {
+  return (size_t)((k * 0x9E3779B97F4A7C15ull) >> 17) & (n - 1);
+}
+
+void grow_locked() {
+  size_t n = g_buckets ? g_buckets->size() * 2 : 256;
+  auto *nb = new std::vector<PendingOp *>(n, nullptr);
+  if (g_buckets) {
+    for (PendingOp *head : *g_buckets)
+      while (head) {
+        PendingOp *nx = head->next;
+        PendingOp *&slot = (*nb)[bucket_of(req_key(head->req), n)];
+        head->next = slot;
+        slot = head;
+        head = nx;
+      }
+    delete g_buckets;
+  }
+  g_buckets = nb;
+}
+
+void insert_locked(PendingOp *op) {
+  if (!g_buckets || g_count + 1 > g_buckets->size()) grow_locked();
+  PendingOp *&slot = (*g_buckets)[bucket_of(req_key(op->req), g_buckets->size())];
+  op->next = slot;
+  slot = op;
+  ++g_count;
+}
+
+void remove_locked(PendingOp *op) {
+  PendingOp **p = &(*g_buckets)[bucket_of(req_key(op->req), g_buckets->size())];
+  while (*p && *p != op) p = &(*p)->next;
+  if (*p) {
+    *p = op->next;
+    --g_count;
+  }
+  op->next = nullptr;
+}
+
+PendingOp *find_unclaimed_locked(MPI_Request r) {
+  if (!g_buckets || r == MPI_REQUEST_NULL) return nullptr;
+  uintptr_t k = req_key(r);
+  for (PendingOp *op = (*g_buckets)[bucket_of(k, g_buckets->size())]; op; op = op->next)
+    if (req_key(op->req) == k && !op->claimed) return op;
+  return nullptr;
+}
+
+// Releases what an op holds and recycles it (vectors keep their capacity).
+void destroy(PendingOp *op) {
+  if (op->on_release) op->on_release(*op, nullptr);
+  for (auto &u : op->unpacks) loom_type_free(u.side.type);
+  for (auto &p : op->packs) loom_type_free(p.side.type);
+  op->unpacks.clear();
+  op->packs.clear();
+  staging_pool().release(op->staging);
+  std::lock_guard<std::mutex> g(g_mu);
+  if (g_nfree < kMaxFree) {
+    op->next = g_free;
+    g_free = op;
+    ++g_nfree;
+  } else {
+    delete op;
+  }
+}
+
+size_t env_mb(const char *name, size_t dflt) {
+  const char *v = std::getenv(name);
+  if (!v || !*v) return dflt;
+  char *end;
+  unsigned long long n = std::strtoull(v, &end, 10);
+  return *end ? dflt : (size_t)n << 20;
+}
+
+// Bytes the system says arrived (for the partial-unpack rule).
+size_t received_bytes(const MPI_Status *st, size_t cap) {
+  int n = 0;
+  if (PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0)
+    return 0;
+  return (size_t)n < cap ? (size_t)n : cap;
+}
+
+// Unpacks the staged stream into the user buffers.  err is the outcome the
+// system reported for this request: nothing arrived on an error other than
+// truncation (then what fits arrived, as the system itself would have
+// written it), nor on a cancel.
+int run_unpacks(PendingOp *op, MPI_Status *st, int err) {
+  if (op->kind == PendingOp::kSend || op->unpacks.empty()) return MPI_SUCCESS;
+  int cls = err;
+  if (err != MPI_SUCCESS) PMPI_Error_class(err, &cls);
+  if (cls != MPI_SUCCESS && cls != MPI_ERR_TRUNCATE) return MPI_SUCCESS;
+  int cancelled = 0;
+  PMPI_Test_cancelled(st, &cancelled);
+  if (cancelled) return MPI_SUCCESS;
+  size_t limit = SIZE_MAX;
+  if (op->partial || cls == MPI_ERR_TRUNCATE)
+    limit = received_bytes(st, op->staging.capacity);
+  for (const UnpackStep &u : op->unpacks) {
+    if (u.offset >= limit) break;
+    size_t len = u.side.bytes;
+    if (limit - u.offset < len) len = limit - u.offset;
+    if (len == 0) continue;
+    int rc = unpack_side(u.side, op->staging.data + u.offset, 0, len);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+// ---- finalize: complete what MPI_Request_free left behind ----
+int g_final_keyval = MPI_KEYVAL_INVALID;
+
+int drain_at_finalize(MPI_Comm, int, void *, void *) {
+  // Runs at the start of MPI_Finalize (attribute deletion on MPI_COMM_SELF),
+  // while the system can still complete requests.  Sends are waited for;
+  // a freed receive whose message does not come within a grace period is
+  // cancelled (nothing could ever observe its data).
+  double until = PMPI_Wtime() + 2.0;
+  while (detail::g_detached.load() != 0) {
+    detail::poll_detached_slow();
+    if (PMPI_Wtime() > until) break;
+  }
+  std::unique_lock<std::mutex> lk(g_mu);
+  PendingOp *list = g_detached_head;
+  g_detached_head = nullptr;
+  lk.unlock();
+  while (list) {
+    PendingOp *op = list;
+    list = op->next;
+    op->next = nullptr;
+    MPI_Status st;
+    if (op->kind != PendingOp::kSend) PMPI_Cancel(&op->req);
+    int rc = PMPI_Wait(&op->req, &st);
+    if (op->persistent && op->req != MPI_REQUEST_NULL) PMPI_Request_free(&op->req);
+    detail::g_detached.fetch_sub(1, std::memory_order_release);
+    complete(op, &st, rc);
+  }
+  staging_pool().trim();
+  return MPI_SUCCESS;
+}
+
+void arm_finalize_hook() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, drain_at_finalize,
+                                &g_final_keyval, nullptr) == MPI_SUCCESS)
+      PMPI_Comm_set_attr(MPI_COMM_SELF, g_final_keyval, nullptr);
+  });
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+
+bool comm_enabled() {
+  static const bool on = [] {
+    const char *v = std::getenv("LOOM_P2P");
+    return !(v && v[0] == '0' && v[1] == 0);
+  }();
+  return on;
+}
+
+loom::xfer::StagingPool &staging_pool() {
+  // Never destroyed: requests may complete from atexit-time MPI_Finalize.
+  static loom::xfer::StagingPool *pool = [] {
+    loom::xfer::StagingPool::Limits lim;
+    lim.max_pooled_buffer = env_mb("LOOM_STAGING_MAX_MB", lim.max_pooled_buffer);
+    lim.max_cached_bytes = env_mb("LOOM_STAGING_CACHE_MB", lim.max_cached_bytes);
+    return new loom::xfer::StagingPool(lim);
+  }();
+  return *pool;
+}
+
+int detail::classify_slow(const void *buf, int64_t count, MPI_Datatype dt,
+                          const Mirror *m, Side *s) {
+  if (!comm_enabled()) return MPI_SUCCESS;
+  if (!m) {
+    if (dt == MPI_DATATYPE_NULL) return MPI_SUCCESS;
+    switch (resolve(dt, &m)) {
+      case Resolved::ok: break;
+      case Resolved::freed: return MPI_ERR_TYPE;
+      default: return MPI_SUCCESS;  // the system judges or moves it
+    }
+    if (m->contig || !m->type) return MPI_SUCCESS;
+  }
+  int64_t bytes;
+  // Above INT_MAX bytes an MPI_PACKED count does not fit the int interface:
+  // the system's own datatype path moves those.
+  if (__builtin_mul_overflow(count, m->size, &bytes) || bytes <= 0 || bytes > INT_MAX)
+    return MPI_SUCCESS;
+  if (bad_null(*m, buf)) return MPI_SUCCESS;
+  loom_type t;
+  const void *base;
+  if (!user_base(*m, buf, &t, &base)) return MPI_SUCCESS;
+  s->type = t;
+  s->base = const_cast<void *>(base);
+  s->count = count;
+  s->bytes = (size_t)bytes;
+  return MPI_SUCCESS;
+}
+
+int pack_side(const Side &s, char *dst) {
+  size_t pos = 0;
+  loom_status st = loom_pack(s.base, s.count, s.type, dst, s.bytes, &pos);
+  return st == LOOM_OK && pos == s.bytes ? MPI_SUCCESS : MPI_ERR_INTERN;
+}
+
+int unpack_side(const Side &s, const char *src, size_t offset, size_t len) {
+  loom_status st;
+  if (offset == 0 && len == s.bytes) {
+    size_t pos = 0;
+    st = loom_unpack(src, len, &pos, s.base, s.count, s.type);
+  } else {
+    st = loom_unpack_range(src, offset, len, s.base, s.count, s.type);
+  }
+  return st == LOOM_OK ? MPI_SUCCESS : MPI_ERR_INTERN;
+}
+
+// ---------------------------------------------------------------------------
+
+PendingOp *op_new(PendingOp::Kind kind, MPI_Comm comm) {
+  PendingOp *op = nullptr;
+  {
+    std::lock_guard<std::mutex> g(g_mu);
+    if (g_free) {
+      op = g_free;
+      g_free = op->next;
+      --g_nfree;
+    }
+  }
+  if (!op) op = new PendingOp;
+  op->kind = kind;
+  op->persistent = false;
+  op->partial = kind == PendingOp::kRecv;
+  op->comm = comm;
+  op->req = MPI_REQUEST_NULL;
+  op->on_complete = op->on_release = nullptr;
+  op->ctx = nullptr;
+  op->claimed = op->done = op->active = op->detached = false;
+  op->next = nullptr;
+  return op;
+}
+
+int op_stage(PendingOp *op, size_t bytes) {
+  staging_pool().release(op->staging);
+  op->staging = staging_pool().acquire(bytes);
+  return op->staging.data ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+void op_add_unpack(PendingOp *op, size_t offset, const Side &side) {
+  op->unpacks.push_back(UnpackStep{offset, side});
+  loom_type_ref(side.type);
+}
+
+void op_add_pack(PendingOp *op, size_t offset, const Side &side) {
+  op->packs.push_back(PackStep{offset, side});
+  loom_type_ref(side.type);
+}
+
+int op_run_packs(PendingOp *op) {
+  for (const PackStep &p : op->packs) {
+    int rc = pack_side(p.side, op->staging.data + p.offset);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+void op_discard(PendingOp *op) { destroy(op); }
+
+void op_register(PendingOp *op, MPI_Request req, bool active) {
+  op->req = req;
+  op->active = active;
+  std::lock_guard<std::mutex> g(g_mu);
+  insert_locked(op);
+  detail::g_live.fetch_add(1, std::memory_order_release);
+}
+
+int claim(const MPI_Request *reqs, int n, PendingOp **ops) {
+  int found = 0;
+  std::lock_guard<std::mutex> g(g_mu);
+  for (int i = 0; i < n; ++i) {
+    PendingOp *op = find_unclaimed_locked(reqs[i]);
+    if (op) {
+      op->claimed = true;
+      ++found;
+    }
+    ops[i] = op;
+  }
+  return found;
+}
+
+PendingOp *claim_one(MPI_Request req) {
+  std::lock_guard<std::mutex> g(g_mu);
+  PendingOp *op = find_unclaimed_locked(req);
+  if (op) op->claimed = true;
+  return op;
+}
+
+void unclaim(PendingOp *op) {
+  std::lock_guard<std::mutex> g(g_mu);
+  op->claimed = false;
+}
+
+int complete(PendingOp *op, MPI_Status *st, int err) {
+  int rc = MPI_SUCCESS;
+  if (!op->done) rc = run_unpacks(op, st, err);
+  if (op->on_complete) op->on_complete(*op, st);
+  if (rc != MPI_SUCCESS) st->MPI_ERROR = rc;
+  if (op->detached) {
+    // Completed behind the program's back (poll_detached_slow took it off
+    // the detached list).
+    detail::g_live.fetch_sub(1, std::memory_order_release);
+    destroy(op);
+    return rc;
+  }
+  if (op->persistent) {
+    std::lock_guard<std::mutex> g(g_mu);
+    op->active = false;
+    op->done = false;
+    op->claimed = false;
+    return rc;
+  }
+  {
+    std::lock_guard<std::mutex> g(g_mu);
+    remove_locked(op);
+  }
+  detail::g_live.fetch_sub(1, std::memory_order_release);
+  destroy(op);
+  return rc;
+}
+
+int complete_peek(PendingOp *op, MPI_Status *st, int err) {
+  int rc = MPI_SUCCESS;
+  if (!op->done) {
+    rc = run_unpacks(op, st, err);
+    op->done = true;
+  }
+  unclaim(op);
+  return rc;
+}
+
+int rearm(PendingOp *op) {
+  op->done = false;
+  op->active = true;
+  return op_run_packs(op);
+}
+
+bool release_request(PendingOp *op) {
+  std::unique_lock<std::mutex> lk(g_mu);
+  remove_locked(op);
+  if (!op->active) {
+    lk.unlock();
+    detail::g_live.fetch_sub(1, std::memory_order_release);
+    destroy(op);
+    return true;
+  }
+  op->detached = true;
+  op->next = g_detached_head;
+  g_detached_head = op;
+  detail::g_detached.fetch_add(1, std::memory_order_release);
+  lk.unlock();
+  arm_finalize_hook();
+  return false;
+}
+
+void detail::poll_detached_slow() {
+  // One poller at a time; others go on (they will poll next call).
+  static std::mutex poll_mu;
+  std::unique_lock<std::mutex> pl(poll_mu, std::try_to_lock);
+  if (!pl.owns_lock()) return;
+  std::unique_lock<std::mutex> lk(g_mu);
+  PendingOp *list = g_detached_head;
+  g_detached_head = nullptr;
+  lk.unlock();
+  PendingOp *keep = nullptr;
+  while (list) {
+    PendingOp *op = list;
+    list = op->next;
+    op->next = nullptr;
+    int flag = 0;
+    MPI_Status st;
+    int rc = PMPI_Test(&op->req, &flag, &st);
+    if (rc != MPI_SUCCESS) flag = 1;  // failed: nothing more will arrive
+    if (!flag) {
+      op->next = keep;
+      keep = op;
+      continue;
+    }
+    if (op->persistent && op->req != MPI_REQUEST_NULL) PMPI_Request_free(&op->req);
+    detail::g_detached.fetch_sub(1, std::memory_order_release);
+    complete(op, &st, rc);
+  }
+  if (keep) {
+    lk.lock();
+    PendingOp *tail = keep;
+    while (tail->next) tail = tail->next;
+    tail->next = g_detached_head;
+    g_detached_head = keep;
+  }
+}
+
+}  // namespace loom_mpi
