@@ -1,6 +1,6 @@
 // Verification and timing of one case: Loom, the hand loop, the system MPI
 // (PMPI_Pack / PMPI_Unpack) and a memcpy of the packed bytes, interleaved in
-// rounds, medians reported.
+// rounds (shuffled order within each round), medians reported.
 #pragma once
 
 #include <string>
