@@ -108,21 +108,24 @@ size_t received_bytes(const MPI_Status *st, size_t cap) {
   return (size_t)n < cap ? (size_t)n : cap;
 }
 
-// Unpacks the staged stream into the user buffers.  err is the outcome the
-// system reported for this request: nothing arrived on an error other than
-// truncation (then what fits arrived, as the system itself would have
-// written it), nor on a cancel.
-int run_unpacks(PendingOp *op, MPI_Status *st, int err) {
-  if (op->kind == PendingOp::kSend || op->unpacks.empty()) return MPI_SUCCESS;
+// How many staged stream bytes hold message data: none after an error
+// other than truncation (then what fitted arrived, as the system itself
+// would have written it) or a cancel; the status's byte count for partial
+// receives; everything otherwise.
+size_t arrived(const MPI_Status *st, int err, bool partial, size_t cap) {
   int cls = err;
   if (err != MPI_SUCCESS) PMPI_Error_class(err, &cls);
-  if (cls != MPI_SUCCESS && cls != MPI_ERR_TRUNCATE) return MPI_SUCCESS;
+  if (cls != MPI_SUCCESS && cls != MPI_ERR_TRUNCATE) return 0;
   int cancelled = 0;
   PMPI_Test_cancelled(st, &cancelled);
-  if (cancelled) return MPI_SUCCESS;
-  size_t limit = SIZE_MAX;
-  if (op->partial || cls == MPI_ERR_TRUNCATE)
-    limit = received_bytes(st, op->staging.capacity);
+  if (cancelled) return 0;
+  if (!partial && cls == MPI_SUCCESS) return SIZE_MAX;
+  return received_bytes(st, cap);
+}
+
+int run_unpacks(PendingOp *op, MPI_Status *st, int err) {
+  if (op->kind == PendingOp::kSend || op->unpacks.empty()) return MPI_SUCCESS;
+  size_t limit = arrived(st, err, op->partial, op->staging.capacity);
   for (const UnpackStep &u : op->unpacks) {
     if (u.offset >= limit) break;
     size_t len = u.side.bytes;
@@ -241,6 +244,12 @@ int unpack_side(const Side &s, const char *src, size_t offset, size_t len) {
     st = loom_unpack_range(src, offset, len, s.base, s.count, s.type);
   }
   return st == LOOM_OK ? MPI_SUCCESS : MPI_ERR_INTERN;
+}
+
+int unpack_arrived(const Side &s, const char *stream, const MPI_Status *st,
+                   int err) {
+  size_t n = arrived(st, err, true, s.bytes);
+  return n ? unpack_side(s, stream, 0, n) : MPI_SUCCESS;
 }
 
 // ---------------------------------------------------------------------------

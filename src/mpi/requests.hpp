@@ -72,6 +72,12 @@ int pack_side(const Side &s, char *dst);
 // (src points at stream byte `offset`).
 int unpack_side(const Side &s, const char *src, size_t offset, size_t len);
 
+// After a receive into staging: unpacks what arrived of argument s (the
+// byte count in *st; none on an error other than truncation or when
+// cancelled; on truncation what fitted).  err is the receive's outcome.
+int unpack_arrived(const Side &s, const char *stream, const MPI_Status *st,
+                   int err);
+
 // The process-wide staging pool (limits from LOOM_STAGING_MAX_MB,
 // LOOM_STAGING_CACHE_MB).
 loom::xfer::StagingPool &staging_pool();

@@ -1,0 +1,33 @@
+// Shared bodies of the point-to-point entry points (p2p_*.cpp): one template
+// per call shape, instantiated with the system's PMPI_ function, so that
+// Send/Bsend/Ssend/Rsend (and their I- and _init forms) share one path.
+#pragma once
+#include "errors.hpp"
+#include "requests.hpp"
+
+namespace loom_mpi {
+
+using SendFn = int (*)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
+using IsendFn = int (*)(const void *, int, MPI_Datatype, int, int, MPI_Comm,
+                        MPI_Request *);
+
+// Blocking send in any mode: pack into staging, send MPI_PACKED.
+int send_staged(SendFn sys, const void *buf, int count, MPI_Datatype dt,
+                int dest, int tag, MPI_Comm comm);
+// Nonblocking send in any mode (Isend family) or, with persistent set, the
+// persistent form (Send_init family: packed at each MPI_Start).
+int isend_staged(IsendFn sys, bool persistent, const void *buf, int count,
+                 MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                 MPI_Request *req);
+
+// MPI_Recv_init through staging (unpacked at each completion).
+int recv_init_staged(void *buf, int count, MPI_Datatype dt, int source,
+                     int tag, MPI_Comm comm, MPI_Request *req);
+
+// A status to hand the system when the user passed MPI_STATUS_IGNORE but
+// Loom needs the byte count.
+inline MPI_Status *status_or(MPI_Status *user, MPI_Status *tmp) {
+  return user == MPI_STATUS_IGNORE ? tmp : user;
+}
+
+}  // namespace loom_mpi

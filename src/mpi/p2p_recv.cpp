@@ -1,0 +1,139 @@
+// MPI_Recv, MPI_Irecv, MPI_Mrecv, MPI_Imrecv.  A non-contiguous receive is
+// posted as MPI_PACKED into staging of count * type-size bytes: the system
+// matches, checks truncation (MPI_ERR_TRUNCATE, nothing written past the
+// staging it was given) and fills the status (its byte count is what
+// MPI_Get_count/MPI_Get_elements on the user's type divide).  Then the bytes
+// that arrived are unpacked into the user's layout.
+#include "p2p.hpp"
+
+namespace loom_mpi {
+namespace {
+
+// Blocking receive through staging; `post` performs the system receive
+// into (data, bytes, MPI_PACKED).
+template <class Post>
+int recv_staged(const Side &s, MPI_Status *status, Post post) {
+  MPI_Status tmp;
+  MPI_Status *st = status_or(status, &tmp);
+  loom::xfer::Buffer b = staging_pool().acquire(s.bytes);
+  if (!b.data) return kFallback;
+  int rc = post(b.data, (int)s.bytes, st);
+  unpack_arrived(s, b.data, st, rc);
+  staging_pool().release(b);
+  return rc;
+}
+
+// Nonblocking receive through staging; `post` starts the system receive.
+template <class Post>
+int irecv_staged(const Side &s, MPI_Comm comm, bool persistent,
+                 MPI_Request *req, Post post) {
+  PendingOp *op = op_new(PendingOp::kRecv, comm);
+  op->persistent = persistent;
+  if (op_stage(op, s.bytes) != MPI_SUCCESS) {
+    op_discard(op);
+    return kFallback;
+  }
+  op_add_unpack(op, 0, s);
+  int rc = post(op->staging.data, (int)s.bytes, req);
+  if (rc != MPI_SUCCESS) {
+    op_discard(op);
+    return rc;
+  }
+  op_register(op, *req, !persistent);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int recv_init_staged(void *buf, int count, MPI_Datatype dt, int source,
+                     int tag, MPI_Comm comm, MPI_Request *req) {
+  poll_detached();
+  Side s;
+  if (source != MPI_PROC_NULL && req) {
+    int rc = classify(buf, count, dt, &s);
+    if (rc != MPI_SUCCESS) return raise(comm, rc);
+  }
+  if (s.type) {
+    int rc = irecv_staged(s, comm, true, req, [&](char *d, int n, MPI_Request *r) {
+      return PMPI_Recv_init(d, n, MPI_PACKED, source, tag, comm, r);
+    });
+    if (rc != kFallback) return rc;
+  }
+  return PMPI_Recv_init(buf, count, dt, source, tag, comm, req);
+}
+
+}  // namespace loom_mpi
+
+using namespace loom_mpi;
+
+LOOM_MPI_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source,
+                             int tag, MPI_Comm comm, MPI_Status *status) {
+  poll_detached();
+  Side s;
+  if (source != MPI_PROC_NULL) {
+    int rc = classify(buf, count, dt, &s);
+    if (rc != MPI_SUCCESS) return raise(comm, rc);
+  }
+  if (s.type) {
+    int rc = recv_staged(s, status, [&](char *d, int n, MPI_Status *st) {
+      return PMPI_Recv(d, n, MPI_PACKED, source, tag, comm, st);
+    });
+    if (rc != kFallback) return rc;
+  }
+  return PMPI_Recv(buf, count, dt, source, tag, comm, status);
+}
+
+LOOM_MPI_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source,
+                              int tag, MPI_Comm comm, MPI_Request *req) {
+  poll_detached();
+  Side s;
+  if (source != MPI_PROC_NULL && req) {
+    int rc = classify(buf, count, dt, &s);
+    if (rc != MPI_SUCCESS) return raise(comm, rc);
+  }
+  if (s.type) {
+    int rc = irecv_staged(s, comm, false, req, [&](char *d, int n, MPI_Request *r) {
+      return PMPI_Irecv(d, n, MPI_PACKED, source, tag, comm, r);
+    });
+    if (rc != kFallback) return rc;
+  }
+  return PMPI_Irecv(buf, count, dt, source, tag, comm, req);
+}
+
+LOOM_MPI_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype dt,
+                              MPI_Message *message, MPI_Status *status) {
+  poll_detached();
+  Side s;
+  if (message && *message != MPI_MESSAGE_NO_PROC && *message != MPI_MESSAGE_NULL) {
+    // No communicator here: a freed type is reported on MPI_COMM_WORLD,
+    // where the system reports errors of message-based calls.
+    int rc = classify(buf, count, dt, &s);
+    if (rc != MPI_SUCCESS) return raise_nocomm(rc);
+  }
+  if (s.type) {
+    int rc = recv_staged(s, status, [&](char *d, int n, MPI_Status *st) {
+      return PMPI_Mrecv(d, n, MPI_PACKED, message, st);
+    });
+    if (rc != kFallback) return rc;
+  }
+  return PMPI_Mrecv(buf, count, dt, message, status);
+}
+
+LOOM_MPI_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype dt,
+                               MPI_Message *message, MPI_Request *req) {
+  poll_detached();
+  Side s;
+  if (message && req && *message != MPI_MESSAGE_NO_PROC &&
+      *message != MPI_MESSAGE_NULL) {
+    int rc = classify(buf, count, dt, &s);
+    if (rc != MPI_SUCCESS) return raise_nocomm(rc);
+  }
+  if (s.type) {
+    int rc = irecv_staged(s, MPI_COMM_WORLD, false, req,
+                          [&](char *d, int n, MPI_Request *r) {
+                            return PMPI_Imrecv(d, n, MPI_PACKED, message, r);
+                          });
+    if (rc != kFallback) return rc;
+  }
+  return PMPI_Imrecv(buf, count, dt, message, req);
+}

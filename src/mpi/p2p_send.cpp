@@ -1,0 +1,104 @@
+// MPI_Send, MPI_Bsend, MPI_Ssend, MPI_Rsend and their nonblocking forms.
+// A non-contiguous message is packed into pooled staging and sent as one
+// MPI_PACKED message of the packed byte count (the bytes a system MPI would
+// have put on the wire for the typed send), so any receiver matches it.
+#include "p2p.hpp"
+
+namespace loom_mpi {
+
+int send_staged(SendFn sys, const void *buf, int count, MPI_Datatype dt,
+                int dest, int tag, MPI_Comm comm) {
+  poll_detached();
+  Side s;
+  if (dest != MPI_PROC_NULL) {
+    int rc = classify(buf, count, dt, &s);
+    if (rc != MPI_SUCCESS) return raise(comm, rc);
+  }
+  if (!s.type) return sys(buf, count, dt, dest, tag, comm);
+  loom::xfer::Buffer b = staging_pool().acquire(s.bytes);
+  if (!b.data || pack_side(s, b.data) != MPI_SUCCESS) {
+    // Out of memory (or a plan Loom cannot run): the system's own path.
+    staging_pool().release(b);
+    return sys(buf, count, dt, dest, tag, comm);
+  }
+  int rc = sys(b.data, (int)s.bytes, MPI_PACKED, dest, tag, comm);
+  staging_pool().release(b);
+  return rc;
+}
+
+int isend_staged(IsendFn sys, bool persistent, const void *buf, int count,
+                 MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                 MPI_Request *req) {
+  poll_detached();
+  Side s;
+  if (dest != MPI_PROC_NULL && req) {
+    int rc = classify(buf, count, dt, &s);
+    if (rc != MPI_SUCCESS) return raise(comm, rc);
+  }
+  if (!s.type) return sys(buf, count, dt, dest, tag, comm, req);
+  PendingOp *op = op_new(PendingOp::kSend, comm);
+  op->persistent = persistent;
+  if (op_stage(op, s.bytes) != MPI_SUCCESS) {
+    op_discard(op);
+    return sys(buf, count, dt, dest, tag, comm, req);
+  }
+  if (persistent) {
+    op_add_pack(op, 0, s);  // at every MPI_Start
+  } else if (pack_side(s, op->staging.data) != MPI_SUCCESS) {
+    op_discard(op);
+    return sys(buf, count, dt, dest, tag, comm, req);
+  }
+  int rc = sys(op->staging.data, (int)s.bytes, MPI_PACKED, dest, tag, comm, req);
+  if (rc != MPI_SUCCESS) {
+    op_discard(op);
+    return rc;
+  }
+  op_register(op, *req, !persistent);
+  return MPI_SUCCESS;
+}
+
+}  // namespace loom_mpi
+
+using namespace loom_mpi;
+
+LOOM_MPI_EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype dt,
+                             int dest, int tag, MPI_Comm comm) {
+  return send_staged(PMPI_Send, buf, count, dt, dest, tag, comm);
+}
+
+LOOM_MPI_EXPORT int MPI_Bsend(const void *buf, int count, MPI_Datatype dt,
+                              int dest, int tag, MPI_Comm comm) {
+  // The attached buffer was sized with MPI_Pack_size, which is at least the
+  // packed bytes sent here.
+  return send_staged(PMPI_Bsend, buf, count, dt, dest, tag, comm);
+}
+
+LOOM_MPI_EXPORT int MPI_Ssend(const void *buf, int count, MPI_Datatype dt,
+                              int dest, int tag, MPI_Comm comm) {
+  return send_staged(PMPI_Ssend, buf, count, dt, dest, tag, comm);
+}
+
+LOOM_MPI_EXPORT int MPI_Rsend(const void *buf, int count, MPI_Datatype dt,
+                              int dest, int tag, MPI_Comm comm) {
+  return send_staged(PMPI_Rsend, buf, count, dt, dest, tag, comm);
+}
+
+LOOM_MPI_EXPORT int MPI_Isend(const void *buf, int count, MPI_Datatype dt,
+                              int dest, int tag, MPI_Comm comm, MPI_Request *req) {
+  return isend_staged(PMPI_Isend, false, buf, count, dt, dest, tag, comm, req);
+}
+
+LOOM_MPI_EXPORT int MPI_Ibsend(const void *buf, int count, MPI_Datatype dt,
+                               int dest, int tag, MPI_Comm comm, MPI_Request *req) {
+  return isend_staged(PMPI_Ibsend, false, buf, count, dt, dest, tag, comm, req);
+}
+
+LOOM_MPI_EXPORT int MPI_Issend(const void *buf, int count, MPI_Datatype dt,
+                               int dest, int tag, MPI_Comm comm, MPI_Request *req) {
+  return isend_staged(PMPI_Issend, false, buf, count, dt, dest, tag, comm, req);
+}
+
+LOOM_MPI_EXPORT int MPI_Irsend(const void *buf, int count, MPI_Datatype dt,
+                               int dest, int tag, MPI_Comm comm, MPI_Request *req) {
+  return isend_staged(PMPI_Irsend, false, buf, count, dt, dest, tag, comm, req);
+}

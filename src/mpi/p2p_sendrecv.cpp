@@ -1,0 +1,89 @@
+// MPI_Sendrecv and MPI_Sendrecv_replace: either side may be staged; the
+// system does the exchange (one message each way, deadlock-free as its own).
+#include "p2p.hpp"
+
+using namespace loom_mpi;
+
+namespace {
+
+// Staging for one side, or the user's own arguments when the system moves it.
+struct Staged {
+  loom::xfer::Buffer b;
+  const void *buf;
+  int count;
+  MPI_Datatype dt;
+  ~Staged() { staging_pool().release(b); }
+};
+
+// Prepares a side: false when staging is unavailable (then the system
+// moves it unchanged).
+bool stage(const Side &s, bool pack, Staged *o) {
+  if (!s.type) return true;
+  o->b = staging_pool().acquire(s.bytes);
+  if (!o->b.data || (pack && pack_side(s, o->b.data) != MPI_SUCCESS)) {
+    staging_pool().release(o->b);
+    return false;
+  }
+  o->buf = o->b.data;
+  o->count = (int)s.bytes;
+  o->dt = MPI_PACKED;
+  return true;
+}
+
+}  // namespace
+
+LOOM_MPI_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount,
+                                 MPI_Datatype sendtype, int dest, int sendtag,
+                                 void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                 int source, int recvtag, MPI_Comm comm,
+                                 MPI_Status *status) {
+  poll_detached();
+  Side ss, rs;
+  int rc;
+  if (dest != MPI_PROC_NULL && (rc = classify(sendbuf, sendcount, sendtype, &ss)))
+    return raise(comm, rc);
+  if (source != MPI_PROC_NULL && (rc = classify(recvbuf, recvcount, recvtype, &rs)))
+    return raise(comm, rc);
+  if (!ss.type && !rs.type)
+    return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                         recvcount, recvtype, source, recvtag, comm, status);
+  Staged so{{}, sendbuf, sendcount, sendtype};
+  Staged ro{{}, recvbuf, recvcount, recvtype};
+  if (!stage(ss, true, &so)) ss.type = nullptr;
+  if (!stage(rs, false, &ro)) rs.type = nullptr;
+  MPI_Status tmp;
+  MPI_Status *st = rs.type ? status_or(status, &tmp) : status;
+  rc = PMPI_Sendrecv(so.buf, so.count, so.dt, dest, sendtag,
+                     const_cast<void *>(ro.buf), ro.count, ro.dt, source,
+                     recvtag, comm, st);
+  if (rs.type) unpack_arrived(rs, ro.b.data, st, rc);
+  return rc;
+}
+
+LOOM_MPI_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt,
+                                         int dest, int sendtag, int source,
+                                         int recvtag, MPI_Comm comm,
+                                         MPI_Status *status) {
+  poll_detached();
+  Side s;
+  if (dest != MPI_PROC_NULL || source != MPI_PROC_NULL) {
+    int rc = classify(buf, count, dt, &s);
+    if (rc != MPI_SUCCESS) return raise(comm, rc);
+  }
+  if (!s.type)
+    return PMPI_Sendrecv_replace(buf, count, dt, dest, sendtag, source,
+                                 recvtag, comm, status);
+  // Two staging buffers: the outgoing packed copy, the incoming one; the
+  // user buffer is written only after the exchange, by the unpack.
+  Staged so{{}, buf, count, dt}, ro{{}, buf, count, dt};
+  if (!stage(s, true, &so) || !stage(s, false, &ro))
+    return PMPI_Sendrecv_replace(buf, count, dt, dest, sendtag, source,
+                                 recvtag, comm, status);
+  MPI_Status tmp;
+  MPI_Status *st = status_or(status, &tmp);
+  int rc = PMPI_Sendrecv(so.buf, so.count, MPI_PACKED, dest, sendtag,
+                         const_cast<void *>(ro.buf), ro.count, MPI_PACKED,
+                         source, recvtag, comm, st);
+  if (source != MPI_PROC_NULL) unpack_arrived(s, ro.b.data, st, rc);
+  return rc;
+}

@@ -1,0 +1,122 @@
+// Staging buffers: power-of-two classes, bounded idle lists (see the header).
+#include "staging_pool.hpp"
+
+#include <cstdlib>
+#include <new>
+
+namespace loom {
+namespace xfer {
+namespace {
+
+constexpr size_t kAlign = 64;  // cache line: kernels may use aligned stores
+
+char *allocate(size_t bytes) {
+  // aligned_alloc wants a multiple of the alignment.
+  size_t n = (bytes + kAlign - 1) & ~(kAlign - 1);
+  return static_cast<char *>(std::aligned_alloc(kAlign, n ? n : kAlign));
+}
+
+int shift_for(size_t bytes) {
+  int s = StagingPool::kMinShift;
+  while (s < StagingPool::kMaxShift && (size_t(1) << s) < bytes) ++s;
+  return s;
+}
+
+}  // namespace
+
+StagingPool::StagingPool() : StagingPool(Limits()) {}
+
+StagingPool::StagingPool(const Limits &limits) : lim_(limits) {
+  if (lim_.max_pooled_buffer < (size_t(1) << kMinShift))
+    lim_.max_pooled_buffer = size_t(1) << kMinShift;
+  top_shift_ = kMinShift;
+  while (top_shift_ < kMaxShift &&
+         (size_t(1) << (top_shift_ + 1)) <= lim_.max_pooled_buffer)
+    ++top_shift_;
+  // The idle-slot arrays are allocated once here, so release() never
+  // allocates.
+  for (int s = kMinShift; s <= top_shift_; ++s)
+    classes_[s].idle = new char *[lim_.per_class ? lim_.per_class : 1];
+}
+
+StagingPool::~StagingPool() {
+  trim();
+  for (auto &c : classes_) delete[] c.idle;
+}
+
+Buffer StagingPool::acquire(size_t bytes) {
+  Buffer b;
+  int s = shift_for(bytes);
+  if (s > top_shift_ || (size_t(1) << s) < bytes) {
+    // Beyond the pool: this message's own allocation.
+    b.data = allocate(bytes);
+    b.capacity = b.data ? bytes : 0;
+    b.cls = -1;
+    oversize_.fetch_add(1, std::memory_order_relaxed);
+    return b;
+  }
+  size_t cap = size_t(1) << s;
+  Class &c = classes_[s];
+  {
+    std::lock_guard<std::mutex> g(c.mu);
+    if (c.n) {
+      b.data = c.idle[--c.n];
+      cached_.fetch_sub(cap, std::memory_order_relaxed);
+    }
+  }
+  if (b.data) {
+    hits_.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    b.data = allocate(cap);
+    misses_.fetch_add(1, std::memory_order_relaxed);
+  }
+  if (b.data) {
+    b.capacity = cap;
+    b.cls = s;
+  }
+  return b;
+}
+
+void StagingPool::release(Buffer &b) {
+  char *p = b.data;
+  int s = b.cls;
+  b = Buffer();
+  if (!p) return;
+  if (s >= kMinShift && s <= top_shift_) {
+    size_t cap = size_t(1) << s;
+    Class &c = classes_[s];
+    std::lock_guard<std::mutex> g(c.mu);
+    // The byte budget is checked under the class lock only, so it can be
+    // overshot by one buffer per class under contention: still bounded.
+    if (c.n < lim_.per_class &&
+        cached_.load(std::memory_order_relaxed) + cap <= lim_.max_cached_bytes) {
+      c.idle[c.n++] = p;
+      cached_.fetch_add(cap, std::memory_order_relaxed);
+      return;
+    }
+  }
+  std::free(p);
+}
+
+void StagingPool::trim() {
+  for (int s = kMinShift; s <= top_shift_; ++s) {
+    Class &c = classes_[s];
+    std::lock_guard<std::mutex> g(c.mu);
+    while (c.n) {
+      std::free(c.idle[--c.n]);
+      cached_.fetch_sub(size_t(1) << s, std::memory_order_relaxed);
+    }
+  }
+}
+
+StagingPool::Stats StagingPool::stats() const {
+  Stats st;
+  st.hits = hits_.load(std::memory_order_relaxed);
+  st.misses = misses_.load(std::memory_order_relaxed);
+  st.oversize = oversize_.load(std::memory_order_relaxed);
+  st.cached_bytes = cached_.load(std::memory_order_relaxed);
+  return st;
+}
+
+}  // namespace xfer
+}  // namespace loom
