@@ -38,6 +38,33 @@ struct SideSpec {
   MPI_Datatype type_of(int i) const { return types ? types[i] : type; }
 };
 
+// The shapes of per-peer blocks: one count and type for all (uniform),
+// per-peer counts and displacements in extents (v), or per-peer counts,
+// byte displacements and types (w).
+enum class Variant { uniform, v, w };
+
+// A side as the program passed it (displs: int; adispls: MPI_Aint, only
+// Neighbor_alltoallw).
+inline SideSpec make_side(const void *buf, int n, Variant var, int count,
+                          const int *counts, const int *displs, const MPI_Aint *adispls,
+                          MPI_Datatype type, const MPI_Datatype *types) {
+  SideSpec s;
+  s.buf = buf;
+  s.n = n;
+  s.count = count;
+  s.type = type;
+  if (var != Variant::uniform) {
+    s.counts = counts;
+    s.displs = displs;
+    s.adispls = adispls;
+  }
+  if (var == Variant::w) {
+    s.types = types;
+    s.byte_displs = true;
+  }
+  return s;
+}
+
 // One peer's block: Loom's view of it and its place in the staged stream.
 // Side::type is borrowed from the mirror (an op takes its own reference).
 struct Block {
@@ -46,13 +73,35 @@ struct Block {
   bool skip = false;  // not moved: MPI_IN_PLACE slot, MPI_PROC_NULL peer
 };
 
-// A staged side.
+// A staged side, with the wire arguments handed to the system in its place
+// (they live as long as the call: a nonblocking collective may read them
+// until it completes).
 struct Staged {
   bool on = false;  // staged; otherwise the user's arguments go as they are
   std::vector<Block> blocks;
   size_t total = 0;      // packed bytes of all blocks (<= INT_MAX)
   int64_t each = 0;      // bytes of one block (uniform sides: the wire count)
   char *data = nullptr;  // this side's part of the staging buffer
+  std::vector<int> wcounts, wdispls;
+  std::vector<MPI_Aint> wadispls;
+  std::vector<MPI_Datatype> wtypes;
+
+  // Builds the per-block wire arrays: byte counts, byte displacements into
+  // data (int, or MPI_Aint for Neighbor_alltoallw), and MPI_BYTE per block
+  // when `types` (the w variants).
+  void make_wire(bool types, bool aint_displs);
+
+  // The argument to hand the system: the wire form when staged, else the
+  // user's own.
+  void *buf(const void *user) const { return const_cast<void *>(on ? data : user); }
+  int count(int user) const { return on ? (int)each : user; }
+  MPI_Datatype type(MPI_Datatype user) const { return on ? MPI_BYTE : user; }
+  const int *counts(const int *user) const { return on ? wcounts.data() : user; }
+  const int *displs(const int *user) const { return on ? wdispls.data() : user; }
+  const MPI_Aint *displs(const MPI_Aint *user) const { return on ? wadispls.data() : user; }
+  const MPI_Datatype *types(const MPI_Datatype *user) const {
+    return on ? wtypes.data() : user;
+  }
 };
 
 // Decides about one side: sets out->on and the blocks when Loom should
@@ -71,21 +120,18 @@ inline bool known_pass(MPI_Datatype t) {
   return m && (m->contig || !m->type);
 }
 
+// known_pass for every block of a w side with a nonzero count.
+inline bool all_known_pass(const MPI_Datatype *types, const int *counts, int n) {
+  for (int i = 0; i < n; ++i)
+    if (counts[i] != 0 && !known_pass(types[i])) return false;
+  return true;
+}
+
 // Packs the blocks not marked skip (or only block `only`, when >= 0) into
 // s.data; unpacks the blocks not marked skip from it.  MPI_SUCCESS or the
 // class of Loom's failure.
 int pack_blocks(const Staged &s, int only = -1);
 int unpack_blocks(const Staged &s);
-
-// Wire arguments of a staged side: per block byte counts and byte
-// displacements into s.data (they fit in int: plan_side keeps totals at or
-// below INT_MAX).
-void wire_counts(const Staged &s, std::vector<int> *counts);
-void wire_displs(const Staged &s, std::vector<int> *displs);
-void wire_displs(const Staged &s, std::vector<MPI_Aint> *displs);
-
-// The datatype of staged byte streams.
-inline MPI_Datatype wire_type() { return MPI_BYTE; }
 
 }  // namespace coll
 }  // namespace loom_mpi

@@ -1,0 +1,197 @@
+// All-to-all collectives with derived datatypes: MPI_Allgather(v),
+// MPI_Alltoall(v,w) and their nonblocking forms (see coll_call.hpp for the
+// steps every collective takes).
+#include "coll_call.hpp"
+#include "errors.hpp"
+
+using namespace loom_mpi;
+using namespace loom_mpi::coll;
+
+namespace {
+
+// Allgather and Allgatherv: one send block, one receive block per rank.
+// MPI_IN_PLACE: this rank's contribution is its own receive block.
+int allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+              bool v, const int *rcounts, const int *displs, MPI_Datatype rtype,
+              MPI_Comm comm, MPI_Request *req) {
+  auto sys = [&](const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
+                 const int *rcs, const int *ds, MPI_Datatype rt) {
+    if (v)
+      return req ? PMPI_Iallgatherv(sb, sc, st, rb, rcs, ds, rt, comm, req)
+                 : PMPI_Allgatherv(sb, sc, st, rb, rcs, ds, rt, comm);
+    return req ? PMPI_Iallgather(sb, sc, st, rb, rc, rt, comm, req)
+               : PMPI_Allgather(sb, sc, st, rb, rc, rt, comm);
+  };
+  auto unchanged = [&] {
+    return sys(sbuf, scount, stype, rbuf, rcount, rcounts, displs, rtype);
+  };
+  const bool in_place = sbuf == MPI_IN_PLACE;
+  if ((in_place || known_pass(stype)) && known_pass(rtype)) return unchanged();
+  Intra in;
+  if (!in.open(comm) || (v && (!rcounts || !displs))) return unchanged();
+  SideSpec none;
+  const Variant var = v ? Variant::v : Variant::uniform;
+  Call call(comm, req);
+  int rc = call.plan(in_place ? none
+                              : make_side(sbuf, 1, Variant::uniform, scount, nullptr,
+                                          nullptr, nullptr, stype, nullptr),
+                     make_side(rbuf, in.size, var, rcount, rcounts, displs, nullptr, rtype,
+                               nullptr));
+  if (rc != MPI_SUCCESS) return raise(comm, rc);
+  if (!call.staged() || !call.start()) return unchanged();
+  const Staged &S = call.send();
+  Staged &R = call.recv();
+  if (in_place && R.on) {
+    if (!call.prepack_recv(in.rank)) return unchanged();
+    R.blocks[(size_t)in.rank].skip = true;  // already in place
+  }
+  if (R.on && v) R.make_wire(false, false);
+  return call.finish(sys(S.buf(sbuf), S.count(scount), S.type(stype), R.buf(rbuf),
+                         R.count(rcount), R.counts(rcounts), R.displs(displs),
+                         R.type(rtype)));
+}
+
+// Alltoall, Alltoallv and Alltoallw: one send and one receive block per
+// rank.  MPI_IN_PLACE: the receive blocks are sent and then replaced.
+int alltoall(Variant var, const void *sbuf, int scount, const int *scounts,
+             const int *sdispls, MPI_Datatype stype, const MPI_Datatype *stypes,
+             void *rbuf, int rcount, const int *rcounts, const int *rdispls,
+             MPI_Datatype rtype, const MPI_Datatype *rtypes, MPI_Comm comm,
+             MPI_Request *req) {
+  auto sys = [&](const void *sb, int sc, const int *scs, const int *sds, MPI_Datatype st,
+                 const MPI_Datatype *sts, void *rb, int rc, const int *rcs, const int *rds,
+                 MPI_Datatype rt, const MPI_Datatype *rts) {
+    switch (var) {
+      case Variant::uniform:
+        return req ? PMPI_Ialltoall(sb, sc, st, rb, rc, rt, comm, req)
+                   : PMPI_Alltoall(sb, sc, st, rb, rc, rt, comm);
+      case Variant::v:
+        return req ? PMPI_Ialltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm, req)
+                   : PMPI_Alltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm);
+      default:
+        return req ? PMPI_Ialltoallw(sb, scs, sds, sts, rb, rcs, rds, rts, comm, req)
+                   : PMPI_Alltoallw(sb, scs, sds, sts, rb, rcs, rds, rts, comm);
+    }
+  };
+  auto unchanged = [&] {
+    return sys(sbuf, scount, scounts, sdispls, stype, stypes, rbuf, rcount, rcounts,
+               rdispls, rtype, rtypes);
+  };
+  const bool in_place = sbuf == MPI_IN_PLACE;
+  // The w form's type arrays are as long as the group: the fast path needs
+  // its size first.
+  if (var != Variant::w && (in_place || known_pass(stype)) && known_pass(rtype))
+    return unchanged();
+  Intra in;
+  if (!in.open(comm)) return unchanged();
+  if (var != Variant::uniform &&
+      (!rcounts || !rdispls || (!in_place && (!scounts || !sdispls))))
+    return unchanged();
+  if (var == Variant::w) {
+    if (!rtypes || (!in_place && !stypes)) return unchanged();
+    if ((in_place || all_known_pass(stypes, scounts, in.size)) &&
+        all_known_pass(rtypes, rcounts, in.size))
+      return unchanged();
+  }
+  SideSpec none;
+  Call call(comm, req);
+  int rc = call.plan(
+      in_place ? none
+               : make_side(sbuf, in.size, var, scount, scounts, sdispls, nullptr, stype,
+                           stypes),
+      make_side(rbuf, in.size, var, rcount, rcounts, rdispls, nullptr, rtype, rtypes));
+  if (rc != MPI_SUCCESS) return raise(comm, rc);
+  if (!call.staged() || !call.start()) return unchanged();
+  Staged &S = call.send(), &R = call.recv();
+  if (in_place && R.on && !call.prepack_recv()) return unchanged();
+  if (var != Variant::uniform) {
+    if (S.on) S.make_wire(var == Variant::w, false);
+    if (R.on) R.make_wire(var == Variant::w, false);
+  }
+  return call.finish(sys(S.buf(sbuf), S.count(scount), S.counts(scounts), S.displs(sdispls),
+                         S.type(stype), S.types(stypes), R.buf(rbuf), R.count(rcount),
+                         R.counts(rcounts), R.displs(rdispls), R.type(rtype),
+                         R.types(rtypes)));
+}
+
+}  // namespace
+
+LOOM_MPI_EXPORT int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype,
+                                  void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm) {
+  return allgather(sbuf, scount, stype, rbuf, rcount, false, nullptr, nullptr, rtype, comm,
+                   nullptr);
+}
+
+LOOM_MPI_EXPORT int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype,
+                                   void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm,
+                                   MPI_Request *req) {
+  if (!req) return PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+  return allgather(sbuf, scount, stype, rbuf, rcount, false, nullptr, nullptr, rtype, comm,
+                   req);
+}
+
+LOOM_MPI_EXPORT int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype,
+                                   void *rbuf, const int *rcounts, const int *displs,
+                                   MPI_Datatype rtype, MPI_Comm comm) {
+  return allgather(sbuf, scount, stype, rbuf, 0, true, rcounts, displs, rtype, comm, nullptr);
+}
+
+LOOM_MPI_EXPORT int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype,
+                                    void *rbuf, const int *rcounts, const int *displs,
+                                    MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req) {
+  if (!req)
+    return PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req);
+  return allgather(sbuf, scount, stype, rbuf, 0, true, rcounts, displs, rtype, comm, req);
+}
+
+LOOM_MPI_EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype,
+                                 void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm) {
+  return alltoall(Variant::uniform, sbuf, scount, nullptr, nullptr, stype, nullptr, rbuf,
+                  rcount, nullptr, nullptr, rtype, nullptr, comm, nullptr);
+}
+
+LOOM_MPI_EXPORT int MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype,
+                                  void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm,
+                                  MPI_Request *req) {
+  if (!req) return PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+  return alltoall(Variant::uniform, sbuf, scount, nullptr, nullptr, stype, nullptr, rbuf,
+                  rcount, nullptr, nullptr, rtype, nullptr, comm, req);
+}
+
+LOOM_MPI_EXPORT int MPI_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
+                                  MPI_Datatype stype, void *rbuf, const int *rcounts,
+                                  const int *rdispls, MPI_Datatype rtype, MPI_Comm comm) {
+  return alltoall(Variant::v, sbuf, 0, scounts, sdispls, stype, nullptr, rbuf, 0, rcounts,
+                  rdispls, rtype, nullptr, comm, nullptr);
+}
+
+LOOM_MPI_EXPORT int MPI_Ialltoallv(const void *sbuf, const int *scounts, const int *sdispls,
+                                   MPI_Datatype stype, void *rbuf, const int *rcounts,
+                                   const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
+                                   MPI_Request *req) {
+  if (!req)
+    return PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype,
+                           comm, req);
+  return alltoall(Variant::v, sbuf, 0, scounts, sdispls, stype, nullptr, rbuf, 0, rcounts,
+                  rdispls, rtype, nullptr, comm, req);
+}
+
+LOOM_MPI_EXPORT int MPI_Alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
+                                  const MPI_Datatype *stypes, void *rbuf, const int *rcounts,
+                                  const int *rdispls, const MPI_Datatype *rtypes,
+                                  MPI_Comm comm) {
+  return alltoall(Variant::w, sbuf, 0, scounts, sdispls, MPI_DATATYPE_NULL, stypes, rbuf, 0,
+                  rcounts, rdispls, MPI_DATATYPE_NULL, rtypes, comm, nullptr);
+}
+
+LOOM_MPI_EXPORT int MPI_Ialltoallw(const void *sbuf, const int *scounts, const int *sdispls,
+                                   const MPI_Datatype *stypes, void *rbuf,
+                                   const int *rcounts, const int *rdispls,
+                                   const MPI_Datatype *rtypes, MPI_Comm comm,
+                                   MPI_Request *req) {
+  if (!req)
+    return PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
+                           comm, req);
+  return alltoall(Variant::w, sbuf, 0, scounts, sdispls, MPI_DATATYPE_NULL, stypes, rbuf, 0,
+                  rcounts, rdispls, MPI_DATATYPE_NULL, rtypes, comm, req);
+}

@@ -1,0 +1,137 @@
+// Planning, packing and unpacking the per-peer blocks of a collective side.
+#include "coll_blocks.hpp"
+
+#include <climits>
+
+namespace loom_mpi {
+namespace coll {
+namespace {
+
+// Byte displacement of block i from the side's buffer; false on overflow.
+bool displ_of(const SideSpec &s, int i, int64_t extent, int64_t *d) {
+  if (s.adispls) {
+    *d = s.adispls[i];
+    return true;
+  }
+  if (s.displs && s.byte_displs) {
+    *d = s.displs[i];
+    return true;
+  }
+  if (s.displs) return !__builtin_mul_overflow((int64_t)s.displs[i], extent, d);
+  int64_t k;
+  return !__builtin_mul_overflow((int64_t)i, (int64_t)s.count, &k) &&
+         !__builtin_mul_overflow(k, extent, d);
+}
+
+// A contiguous block inside a side that is staged anyway (a w variant mixing
+// contiguous and non-contiguous types): packing it is one memcpy.  False
+// when the system must judge it (null buffer, more than INT_MAX bytes).
+bool contig_side(const void *addr, int64_t count, const Mirror &m, Side *s) {
+  int64_t bytes;
+  if (__builtin_mul_overflow(count, m.size, &bytes) || bytes > INT_MAX) return false;
+  if (bytes == 0) return true;  // s->type stays null: nothing to move
+  if (bad_null(m, addr)) return false;
+  loom_type t;
+  const void *base;
+  if (!user_base(m, addr, &t, &base)) return false;
+  *s = Side{t, const_cast<void *>(base), count, (size_t)bytes};
+  return true;
+}
+
+int leave(Staged *out) {
+  out->on = false;
+  out->blocks.clear();
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int plan_side(const SideSpec &s, Staged *out) {
+  out->on = false;
+  out->total = 0;
+  out->each = 0;
+  if (s.n <= 0) return MPI_SUCCESS;
+  out->blocks.assign((size_t)s.n, Block());
+  bool loom_needed = false;
+  size_t total = 0;
+  for (int i = 0; i < s.n; ++i) {
+    Block &b = out->blocks[(size_t)i];
+    b.off = total;
+    const int count = s.count_of(i);
+    if (count == 0) continue;
+    if (count < 0) return leave(out);
+    const MPI_Datatype dt = s.type_of(i);
+    const Mirror *m = find(dt);
+    if (!m) {
+      switch (resolve(dt, &m)) {
+        case Resolved::freed: leave(out); return MPI_ERR_TYPE;
+        case Resolved::bad_type: return leave(out);
+        default: break;
+      }
+    }
+    // Declined types, and one contiguous type for the whole side, go to the
+    // system as they are.
+    if (!m->type || (m->contig && !s.types)) return leave(out);
+    int64_t d;
+    if (!displ_of(s, i, m->extent, &d)) return leave(out);
+    // Integer arithmetic: with MPI_BOTTOM the displacement is the address.
+    const void *addr = reinterpret_cast<const void *>((uintptr_t)s.buf + (uintptr_t)d);
+    if (m->contig) {
+      if (!contig_side(addr, count, *m, &b.side)) return leave(out);
+    } else {
+      int rc = classify(addr, count, dt, &b.side);
+      if (rc != MPI_SUCCESS) {
+        leave(out);
+        return rc;
+      }
+      if (!b.side.type) return leave(out);
+      loom_needed = true;
+    }
+    total += b.side.bytes;
+    if (total > (size_t)INT_MAX) return leave(out);
+  }
+  if (!loom_needed) return leave(out);
+  out->on = true;
+  out->total = total;
+  out->each = (int64_t)out->blocks[0].side.bytes;
+  return MPI_SUCCESS;
+}
+
+void Staged::make_wire(bool types, bool aint_displs) {
+  const size_t n = blocks.size();
+  wcounts.resize(n);
+  if (aint_displs)
+    wadispls.resize(n);
+  else
+    wdispls.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    wcounts[i] = (int)blocks[i].side.bytes;
+    if (aint_displs)
+      wadispls[i] = (MPI_Aint)blocks[i].off;
+    else
+      wdispls[i] = (int)blocks[i].off;
+  }
+  if (types) wtypes.assign(n, MPI_BYTE);
+}
+
+int pack_blocks(const Staged &s, int only) {
+  for (size_t i = 0; i < s.blocks.size(); ++i) {
+    const Block &b = s.blocks[i];
+    if (b.skip || !b.side.type || (only >= 0 && (size_t)only != i)) continue;
+    int rc = pack_side(b.side, s.data + b.off);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+int unpack_blocks(const Staged &s) {
+  for (const Block &b : s.blocks) {
+    if (b.skip || !b.side.type) continue;
+    int rc = unpack_side(b.side, s.data + b.off, 0, b.side.bytes);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace coll
+}  // namespace loom_mpi

@@ -1,0 +1,218 @@
+// Neighborhood collectives with derived datatypes: MPI_Neighbor_allgather(v),
+// MPI_Neighbor_alltoall(v,w) and their nonblocking forms, on cartesian,
+// graph and distributed-graph communicators (see coll_call.hpp for the
+// steps every collective takes).  Blocks of MPI_PROC_NULL neighbours (a
+// non-periodic cartesian edge) are neither packed nor unpacked: the
+// standard leaves those receive blocks untouched.
+#include "coll_call.hpp"
+#include "coll_topo.hpp"
+#include "errors.hpp"
+
+using namespace loom_mpi;
+using namespace loom_mpi::coll;
+
+namespace {
+
+void skip_proc_null(Staged &s, const std::vector<int> &peers) {
+  if (!s.on) return;
+  for (size_t i = 0; i < s.blocks.size(); ++i)
+    if (peers[i] == MPI_PROC_NULL) s.blocks[i].skip = true;
+}
+
+// Neighbor_allgather(v): one send block for every destination, one receive
+// block per source.
+int neighbor_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                       int rcount, bool v, const int *rcounts, const int *displs,
+                       MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req) {
+  auto sys = [&](const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
+                 const int *rcs, const int *ds, MPI_Datatype rt) {
+    if (v)
+      return req ? PMPI_Ineighbor_allgatherv(sb, sc, st, rb, rcs, ds, rt, comm, req)
+                 : PMPI_Neighbor_allgatherv(sb, sc, st, rb, rcs, ds, rt, comm);
+    return req ? PMPI_Ineighbor_allgather(sb, sc, st, rb, rc, rt, comm, req)
+               : PMPI_Neighbor_allgather(sb, sc, st, rb, rc, rt, comm);
+  };
+  auto unchanged = [&] {
+    return sys(sbuf, scount, stype, rbuf, rcount, rcounts, displs, rtype);
+  };
+  if (known_pass(stype) && known_pass(rtype)) return unchanged();
+  std::vector<int> srcs, dsts;
+  if (!comm_enabled() || !neighbors(comm, &srcs, &dsts)) return unchanged();
+  const int indeg = (int)srcs.size(), outdeg = (int)dsts.size();
+  if (v && indeg > 0 && (!rcounts || !displs)) return unchanged();
+  Call call(comm, req);
+  int rc = call.plan(make_side(sbuf, outdeg > 0 ? 1 : 0, Variant::uniform, scount, nullptr,
+                               nullptr, nullptr, stype, nullptr),
+                     make_side(rbuf, indeg, v ? Variant::v : Variant::uniform, rcount,
+                               rcounts, displs, nullptr, rtype, nullptr));
+  if (rc != MPI_SUCCESS) return raise(comm, rc);
+  skip_proc_null(call.recv(), srcs);
+  if (!call.staged() || !call.start()) return unchanged();
+  const Staged &S = call.send();
+  Staged &R = call.recv();
+  if (R.on && v) R.make_wire(false, false);
+  return call.finish(sys(S.buf(sbuf), S.count(scount), S.type(stype), R.buf(rbuf),
+                         R.count(rcount), R.counts(rcounts), R.displs(displs),
+                         R.type(rtype)));
+}
+
+// Neighbor_alltoall(v,w): one send block per destination, one receive block
+// per source; the w form's displacements are MPI_Aint bytes.
+int neighbor_alltoall(Variant var, const void *sbuf, int scount, const int *scounts,
+                      const int *sdispls, const MPI_Aint *sadispls, MPI_Datatype stype,
+                      const MPI_Datatype *stypes, void *rbuf, int rcount,
+                      const int *rcounts, const int *rdispls, const MPI_Aint *radispls,
+                      MPI_Datatype rtype, const MPI_Datatype *rtypes, MPI_Comm comm,
+                      MPI_Request *req) {
+  auto sys = [&](const void *sb, int sc, const int *scs, const int *sds,
+                 const MPI_Aint *sas, MPI_Datatype st, const MPI_Datatype *sts, void *rb,
+                 int rc, const int *rcs, const int *rds, const MPI_Aint *ras,
+                 MPI_Datatype rt, const MPI_Datatype *rts) {
+    switch (var) {
+      case Variant::uniform:
+        return req ? PMPI_Ineighbor_alltoall(sb, sc, st, rb, rc, rt, comm, req)
+                   : PMPI_Neighbor_alltoall(sb, sc, st, rb, rc, rt, comm);
+      case Variant::v:
+        return req ? PMPI_Ineighbor_alltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm, req)
+                   : PMPI_Neighbor_alltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm);
+      default:
+        return req ? PMPI_Ineighbor_alltoallw(sb, scs, sas, sts, rb, rcs, ras, rts, comm, req)
+                   : PMPI_Neighbor_alltoallw(sb, scs, sas, sts, rb, rcs, ras, rts, comm);
+    }
+  };
+  auto unchanged = [&] {
+    return sys(sbuf, scount, scounts, sdispls, sadispls, stype, stypes, rbuf, rcount,
+               rcounts, rdispls, radispls, rtype, rtypes);
+  };
+  if (var != Variant::w && known_pass(stype) && known_pass(rtype)) return unchanged();
+  int indeg = 0, outdeg = 0;
+  if (!comm_enabled() || !degrees(comm, &indeg, &outdeg)) return unchanged();
+  const bool v = var != Variant::uniform, w = var == Variant::w;
+  if (v && ((outdeg > 0 && (!scounts || (w ? !sadispls : !sdispls))) ||
+            (indeg > 0 && (!rcounts || (w ? !radispls : !rdispls)))))
+    return unchanged();
+  if (w && ((outdeg > 0 && !stypes) || (indeg > 0 && !rtypes))) return unchanged();
+  if (w && all_known_pass(stypes, scounts, outdeg) && all_known_pass(rtypes, rcounts, indeg))
+    return unchanged();
+  std::vector<int> srcs, dsts;
+  if (!neighbors(comm, &srcs, &dsts)) return unchanged();
+  Call call(comm, req);
+  int rc = call.plan(
+      make_side(sbuf, outdeg, var, scount, scounts, sdispls, sadispls, stype, stypes),
+      make_side(rbuf, indeg, var, rcount, rcounts, rdispls, radispls, rtype, rtypes));
+  if (rc != MPI_SUCCESS) return raise(comm, rc);
+  skip_proc_null(call.send(), dsts);
+  skip_proc_null(call.recv(), srcs);
+  if (!call.staged() || !call.start()) return unchanged();
+  Staged &S = call.send(), &R = call.recv();
+  if (v) {
+    if (S.on) S.make_wire(w, w);
+    if (R.on) R.make_wire(w, w);
+  }
+  return call.finish(sys(S.buf(sbuf), S.count(scount), S.counts(scounts), S.displs(sdispls),
+                         S.displs(sadispls), S.type(stype), S.types(stypes), R.buf(rbuf),
+                         R.count(rcount), R.counts(rcounts), R.displs(rdispls),
+                         R.displs(radispls), R.type(rtype), R.types(rtypes)));
+}
+
+}  // namespace
+
+LOOM_MPI_EXPORT int MPI_Neighbor_allgather(const void *sbuf, int scount, MPI_Datatype stype,
+                                           void *rbuf, int rcount, MPI_Datatype rtype,
+                                           MPI_Comm comm) {
+  return neighbor_allgather(sbuf, scount, stype, rbuf, rcount, false, nullptr, nullptr,
+                            rtype, comm, nullptr);
+}
+
+LOOM_MPI_EXPORT int MPI_Ineighbor_allgather(const void *sbuf, int scount,
+                                            MPI_Datatype stype, void *rbuf, int rcount,
+                                            MPI_Datatype rtype, MPI_Comm comm,
+                                            MPI_Request *req) {
+  if (!req)
+    return PMPI_Ineighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+  return neighbor_allgather(sbuf, scount, stype, rbuf, rcount, false, nullptr, nullptr,
+                            rtype, comm, req);
+}
+
+LOOM_MPI_EXPORT int MPI_Neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype,
+                                            void *rbuf, const int *rcounts,
+                                            const int *displs, MPI_Datatype rtype,
+                                            MPI_Comm comm) {
+  return neighbor_allgather(sbuf, scount, stype, rbuf, 0, true, rcounts, displs, rtype, comm,
+                            nullptr);
+}
+
+LOOM_MPI_EXPORT int MPI_Ineighbor_allgatherv(const void *sbuf, int scount,
+                                             MPI_Datatype stype, void *rbuf,
+                                             const int *rcounts, const int *displs,
+                                             MPI_Datatype rtype, MPI_Comm comm,
+                                             MPI_Request *req) {
+  if (!req)
+    return PMPI_Ineighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm,
+                                     req);
+  return neighbor_allgather(sbuf, scount, stype, rbuf, 0, true, rcounts, displs, rtype, comm,
+                            req);
+}
+
+LOOM_MPI_EXPORT int MPI_Neighbor_alltoall(const void *sbuf, int scount, MPI_Datatype stype,
+                                          void *rbuf, int rcount, MPI_Datatype rtype,
+                                          MPI_Comm comm) {
+  return neighbor_alltoall(Variant::uniform, sbuf, scount, nullptr, nullptr, nullptr, stype,
+                           nullptr, rbuf, rcount, nullptr, nullptr, nullptr, rtype, nullptr,
+                           comm, nullptr);
+}
+
+LOOM_MPI_EXPORT int MPI_Ineighbor_alltoall(const void *sbuf, int scount, MPI_Datatype stype,
+                                           void *rbuf, int rcount, MPI_Datatype rtype,
+                                           MPI_Comm comm, MPI_Request *req) {
+  if (!req)
+    return PMPI_Ineighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+  return neighbor_alltoall(Variant::uniform, sbuf, scount, nullptr, nullptr, nullptr, stype,
+                           nullptr, rbuf, rcount, nullptr, nullptr, nullptr, rtype, nullptr,
+                           comm, req);
+}
+
+LOOM_MPI_EXPORT int MPI_Neighbor_alltoallv(const void *sbuf, const int *scounts,
+                                           const int *sdispls, MPI_Datatype stype,
+                                           void *rbuf, const int *rcounts,
+                                           const int *rdispls, MPI_Datatype rtype,
+                                           MPI_Comm comm) {
+  return neighbor_alltoall(Variant::v, sbuf, 0, scounts, sdispls, nullptr, stype, nullptr,
+                           rbuf, 0, rcounts, rdispls, nullptr, rtype, nullptr, comm, nullptr);
+}
+
+LOOM_MPI_EXPORT int MPI_Ineighbor_alltoallv(const void *sbuf, const int *scounts,
+                                            const int *sdispls, MPI_Datatype stype,
+                                            void *rbuf, const int *rcounts,
+                                            const int *rdispls, MPI_Datatype rtype,
+                                            MPI_Comm comm, MPI_Request *req) {
+  if (!req)
+    return PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
+                                    rtype, comm, req);
+  return neighbor_alltoall(Variant::v, sbuf, 0, scounts, sdispls, nullptr, stype, nullptr,
+                           rbuf, 0, rcounts, rdispls, nullptr, rtype, nullptr, comm, req);
+}
+
+LOOM_MPI_EXPORT int MPI_Neighbor_alltoallw(const void *sbuf, const int *scounts,
+                                           const MPI_Aint *sdispls,
+                                           const MPI_Datatype *stypes, void *rbuf,
+                                           const int *rcounts, const MPI_Aint *rdispls,
+                                           const MPI_Datatype *rtypes, MPI_Comm comm) {
+  return neighbor_alltoall(Variant::w, sbuf, 0, scounts, nullptr, sdispls, MPI_DATATYPE_NULL,
+                           stypes, rbuf, 0, rcounts, nullptr, rdispls, MPI_DATATYPE_NULL,
+                           rtypes, comm, nullptr);
+}
+
+LOOM_MPI_EXPORT int MPI_Ineighbor_alltoallw(const void *sbuf, const int *scounts,
+                                            const MPI_Aint *sdispls,
+                                            const MPI_Datatype *stypes, void *rbuf,
+                                            const int *rcounts, const MPI_Aint *rdispls,
+                                            const MPI_Datatype *rtypes, MPI_Comm comm,
+                                            MPI_Request *req) {
+  if (!req)
+    return PMPI_Ineighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
+                                    rtypes, comm, req);
+  return neighbor_alltoall(Variant::w, sbuf, 0, scounts, nullptr, sdispls, MPI_DATATYPE_NULL,
+                           stypes, rbuf, 0, rcounts, nullptr, rdispls, MPI_DATATYPE_NULL,
+                           rtypes, comm, req);
+}

@@ -1,0 +1,210 @@
+// Rooted collectives with derived datatypes: MPI_Bcast, MPI_Gather(v),
+// MPI_Scatter(v) and their nonblocking forms (see coll_call.hpp for the
+// steps every collective takes).  Only the arguments significant at this
+// rank are looked at: at a non-root the root's buffer arguments may be
+// anything.
+#include "coll_call.hpp"
+#include "errors.hpp"
+
+using namespace loom_mpi;
+using namespace loom_mpi::coll;
+
+namespace {
+
+int bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+          MPI_Request *req) {
+  auto sys = [&](void *b, int c, MPI_Datatype t) {
+    return req ? PMPI_Ibcast(b, c, t, root, comm, req) : PMPI_Bcast(b, c, t, root, comm);
+  };
+  if (known_pass(type)) return sys(buf, count, type);
+  Intra in;
+  if (!in.open(comm) || root < 0 || root >= in.size) return sys(buf, count, type);
+  SideSpec one, none;
+  one.buf = buf;
+  one.n = 1;
+  one.count = count;
+  one.type = type;
+  const bool at_root = in.rank == root;
+  Call call(comm, req);
+  int rc = at_root ? call.plan(one, none) : call.plan(none, one);
+  if (rc != MPI_SUCCESS) return raise(comm, rc);
+  if (!call.staged() || !call.start()) return sys(buf, count, type);
+  const Staged &x = at_root ? call.send() : call.recv();
+  return call.finish(sys(x.buf(buf), x.count(count), x.type(type)));
+}
+
+// Gather and Gatherv: one send block, and at the root one receive block per
+// rank (uniform, or per-rank counts and displacements when rcounts is set).
+int gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+           bool v, const int *rcounts, const int *displs, MPI_Datatype rtype, int root,
+           MPI_Comm comm, MPI_Request *req) {
+  auto sys = [&](const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
+                 const int *rcs, const int *ds, MPI_Datatype rt) {
+    if (v)
+      return req ? PMPI_Igatherv(sb, sc, st, rb, rcs, ds, rt, root, comm, req)
+                 : PMPI_Gatherv(sb, sc, st, rb, rcs, ds, rt, root, comm);
+    return req ? PMPI_Igather(sb, sc, st, rb, rc, rt, root, comm, req)
+               : PMPI_Gather(sb, sc, st, rb, rc, rt, root, comm);
+  };
+  auto unchanged = [&] {
+    return sys(sbuf, scount, stype, rbuf, rcount, rcounts, displs, rtype);
+  };
+  if ((sbuf == MPI_IN_PLACE || known_pass(stype)) && known_pass(rtype)) return unchanged();
+  Intra in;
+  if (!in.open(comm) || root < 0 || root >= in.size) return unchanged();
+  const bool at_root = in.rank == root;
+  const bool in_place = at_root && sbuf == MPI_IN_PLACE;
+  if (v && at_root && (!rcounts || !displs)) return unchanged();
+  SideSpec s, r;
+  if (!in_place) {
+    s.buf = sbuf;
+    s.n = 1;
+    s.count = scount;
+    s.type = stype;
+  }
+  if (at_root) {
+    r.buf = rbuf;
+    r.n = in.size;
+    r.count = rcount;
+    r.counts = rcounts;
+    r.displs = displs;
+    r.type = rtype;
+  }
+  Call call(comm, req);
+  int rc = call.plan(s, r);
+  if (rc != MPI_SUCCESS) return raise(comm, rc);
+  // MPI_IN_PLACE: the root's block is already where it belongs.
+  if (in_place && call.recv().on) call.recv().blocks[(size_t)root].skip = true;
+  if (!call.staged() || !call.start()) return unchanged();
+  const Staged &S = call.send();
+  Staged &R = call.recv();
+  if (R.on && v) R.make_wire(false, false);
+  return call.finish(sys(S.buf(sbuf), S.count(scount), S.type(stype), R.buf(rbuf),
+                         R.count(rcount), R.counts(rcounts), R.displs(displs),
+                         R.type(rtype)));
+}
+
+// Scatter and Scatterv: at the root one send block per rank, and one
+// receive block.
+int scatter(const void *sbuf, int scount, bool v, const int *scounts, const int *displs,
+            MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
+            MPI_Comm comm, MPI_Request *req) {
+  auto sys = [&](const void *sb, int sc, const int *scs, const int *ds, MPI_Datatype st,
+                 void *rb, int rc, MPI_Datatype rt) {
+    if (v)
+      return req ? PMPI_Iscatterv(sb, scs, ds, st, rb, rc, rt, root, comm, req)
+                 : PMPI_Scatterv(sb, scs, ds, st, rb, rc, rt, root, comm);
+    return req ? PMPI_Iscatter(sb, sc, st, rb, rc, rt, root, comm, req)
+               : PMPI_Scatter(sb, sc, st, rb, rc, rt, root, comm);
+  };
+  auto unchanged = [&] {
+    return sys(sbuf, scount, scounts, displs, stype, rbuf, rcount, rtype);
+  };
+  if (known_pass(stype) && (rbuf == MPI_IN_PLACE || known_pass(rtype))) return unchanged();
+  Intra in;
+  if (!in.open(comm) || root < 0 || root >= in.size) return unchanged();
+  const bool at_root = in.rank == root;
+  const bool in_place = at_root && rbuf == MPI_IN_PLACE;
+  if (v && at_root && (!scounts || !displs)) return unchanged();
+  SideSpec s, r;
+  if (at_root) {
+    s.buf = sbuf;
+    s.n = in.size;
+    s.count = scount;
+    s.counts = scounts;
+    s.displs = displs;
+    s.type = stype;
+  }
+  if (!in_place) {
+    r.buf = rbuf;
+    r.n = 1;
+    r.count = rcount;
+    r.type = rtype;
+  }
+  Call call(comm, req);
+  int rc = call.plan(s, r);
+  if (rc != MPI_SUCCESS) return raise(comm, rc);
+  // MPI_IN_PLACE: the root's own block stays where it is; never packed.
+  if (in_place && call.send().on) call.send().blocks[(size_t)root].skip = true;
+  if (!call.staged() || !call.start()) return unchanged();
+  Staged &S = call.send();
+  const Staged &R = call.recv();
+  if (S.on && v) S.make_wire(false, false);
+  return call.finish(sys(S.buf(sbuf), S.count(scount), S.counts(scounts), S.displs(displs),
+                         S.type(stype), R.buf(rbuf), R.count(rcount), R.type(rtype)));
+}
+
+}  // namespace
+
+LOOM_MPI_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root,
+                              MPI_Comm comm) {
+  return bcast(buf, count, type, root, comm, nullptr);
+}
+
+LOOM_MPI_EXPORT int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root,
+                               MPI_Comm comm, MPI_Request *req) {
+  if (!req) return PMPI_Ibcast(buf, count, type, root, comm, req);
+  return bcast(buf, count, type, root, comm, req);
+}
+
+LOOM_MPI_EXPORT int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                               int rcount, MPI_Datatype rtype, int root, MPI_Comm comm) {
+  return gather(sbuf, scount, stype, rbuf, rcount, false, nullptr, nullptr, rtype, root, comm,
+                nullptr);
+}
+
+LOOM_MPI_EXPORT int MPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                                int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
+                                MPI_Request *req) {
+  if (!req) return PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
+  return gather(sbuf, scount, stype, rbuf, rcount, false, nullptr, nullptr, rtype, root, comm, req);
+}
+
+LOOM_MPI_EXPORT int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                                const int *rcounts, const int *displs, MPI_Datatype rtype,
+                                int root, MPI_Comm comm) {
+  return gather(sbuf, scount, stype, rbuf, 0, true, rcounts, displs, rtype,
+                root, comm, nullptr);
+}
+
+LOOM_MPI_EXPORT int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype,
+                                 void *rbuf, const int *rcounts, const int *displs,
+                                 MPI_Datatype rtype, int root, MPI_Comm comm,
+                                 MPI_Request *req) {
+  if (!req)
+    return PMPI_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req);
+  return gather(sbuf, scount, stype, rbuf, 0, true, rcounts, displs, rtype,
+                root, comm, req);
+}
+
+LOOM_MPI_EXPORT int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                                int rcount, MPI_Datatype rtype, int root, MPI_Comm comm) {
+  return scatter(sbuf, scount, false, nullptr, nullptr, stype, rbuf, rcount, rtype, root, comm,
+                 nullptr);
+}
+
+LOOM_MPI_EXPORT int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype,
+                                 void *rbuf, int rcount, MPI_Datatype rtype, int root,
+                                 MPI_Comm comm, MPI_Request *req) {
+  if (!req) return PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
+  return scatter(sbuf, scount, false, nullptr, nullptr, stype, rbuf, rcount, rtype, root, comm,
+                 req);
+}
+
+LOOM_MPI_EXPORT int MPI_Scatterv(const void *sbuf, const int *scounts, const int *displs,
+                                 MPI_Datatype stype, void *rbuf, int rcount,
+                                 MPI_Datatype rtype, int root, MPI_Comm comm) {
+  return scatter(sbuf, 0, true, scounts, displs, stype, rbuf, rcount, rtype,
+                 root, comm, nullptr);
+}
+
+LOOM_MPI_EXPORT int MPI_Iscatterv(const void *sbuf, const int *scounts, const int *displs,
+                                  MPI_Datatype stype, void *rbuf, int rcount,
+                                  MPI_Datatype rtype, int root, MPI_Comm comm,
+                                  MPI_Request *req) {
+  if (!req)
+    return PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm,
+                          req);
+  return scatter(sbuf, 0, true, scounts, displs, stype, rbuf, rcount, rtype,
+                 root, comm, req);
+}
