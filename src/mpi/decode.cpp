@@ -211,7 +211,7 @@ int map_distrib(int64_t d) {
   return LOOM_DISTRIBUTE_NONE;
 }
 
-loom_type build(MPI_Datatype t, Session &s);
+loom_type build(MPI_Datatype t, Session &s, bool root);
 
 // Builds the derived type described by c over already-built children.
 loom_type construct(const Contents &c, const std::vector<loom_type> &kids,
@@ -404,7 +404,7 @@ loom_type build_uncached(MPI_Datatype t, Session &s) {
   std::vector<loom_type> kids;
   for (MPI_Datatype d : c.D) {
     if (!is_named(d)) s.to_free.push_back(d);
-    kids.push_back(is_bound_marker(d) ? nullptr : build(d, s));
+    kids.push_back(is_bound_marker(d) ? nullptr : build(d, s, false));
     if (!kids.back() && !is_bound_marker(d)) return nullptr;
   }
   loom_type lt = construct(c, kids, c.D, s);
@@ -418,13 +418,16 @@ loom_type build_uncached(MPI_Datatype t, Session &s) {
 }
 
 // A new reference to the loom type of t (memoized within the session).
-loom_type build(MPI_Datatype t, Session &s) {
+// The root is always decoded: it may be a handle whose cached mirror went
+// stale (freed through PMPI and reused).
+loom_type build(MPI_Datatype t, Session &s, bool root) {
   uintptr_t k = handle_key(t);
   for (auto &e : s.memo)
     if (e.first == k) return loom_type_ref(e.second);
-  // A child that is itself committed and mirrored is not decoded again.
-  if (const Mirror *m = find(t))
-    if (m->type) return loom_type_ref(m->type);
+  // A child that is itself committed and mirrored is not decoded again, if
+  // the system still describes it as it did when the mirror was built.
+  if (const Mirror *m = root ? nullptr : find(t))
+    if (m->type && still_describes(*m, t)) return loom_type_ref(m->type);
   loom_type lt = build_uncached(t, s);
   if (!lt) return nullptr;
   if (loom_type_size(lt) != sys_size(t)) {
@@ -439,7 +442,7 @@ loom_type build(MPI_Datatype t, Session &s) {
 
 loom_type decode(MPI_Datatype t, const char **why) {
   Session s;
-  loom_type lt = build(t, s);
+  loom_type lt = build(t, s, true);
   if (why) *why = s.why ? s.why : "";
   return lt;
 }

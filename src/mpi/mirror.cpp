@@ -5,6 +5,7 @@
 #include "decode.hpp"
 #include "errors.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -93,10 +94,22 @@ void retire(Mirror *m) {
   if (m && m != kFreed) delete m;
 }
 
+// The system's size, lb, extent, true lb, true extent of t.
+void system_facts(MPI_Datatype t, int64_t out[5]) {
+  MPI_Count size = -1;
+  MPI_Aint lb = 0, ext = 0, tlb = 0, text = 0;
+  PMPI_Type_size_x(t, &size);
+  PMPI_Type_get_extent(t, &lb, &ext);
+  PMPI_Type_get_true_extent(t, &tlb, &text);
+  int64_t v[5] = {(int64_t)size, lb, ext, tlb, text};
+  std::copy(v, v + 5, out);
+}
+
 // A mirror for t: Loom's plan, or a fallback marker (type == nullptr).
 Mirror *build_mirror(MPI_Datatype t, bool predefined) {
   auto *m = new Mirror;
   m->predefined = predefined;
+  system_facts(t, m->sys);
   const char *why = "";
   loom_type lt = decode(t, &why);
   if (lt && loom_type_commit(lt) != LOOM_OK) {
@@ -130,13 +143,25 @@ Mirror *build_mirror(MPI_Datatype t, bool predefined) {
   return m;
 }
 
+// Mirrors displaced by a rebuild: a reader may still hold one, so they are
+// kept (this only happens after a free Loom did not see).
+std::vector<std::unique_ptr<Mirror>> &graveyard() {
+  static auto *v = new std::vector<std::unique_ptr<Mirror>>;
+  return *v;
+}
+
 // Publishes m for key k unless another thread won, or the handle was freed
 // meanwhile (then m is discarded).  Returns the mirror now cached, or
-// nullptr for a freed handle.
-Mirror *publish(uintptr_t k, Mirror *m, bool replace_tombstone) {
+// nullptr for a freed handle.  `stale` (if set) is a mirror to replace.
+Mirror *publish(uintptr_t k, Mirror *m, bool replace_tombstone, Mirror *stale = nullptr) {
   std::lock_guard<std::mutex> g(g_mu);
   Slot *s = slot_locked(k);
   Mirror *cur = s->val.load(std::memory_order_relaxed);
+  if (stale && cur == stale) {
+    graveyard().emplace_back(cur);
+    s->val.store(m, std::memory_order_release);
+    return m;
+  }
   if (cur && (cur != kFreed || !replace_tombstone)) {
     delete m;
     return cur == kFreed ? nullptr : cur;
@@ -197,6 +222,12 @@ bool system_says_committed(MPI_Datatype t) {
 
 }  // namespace
 
+bool still_describes(const Mirror &m, MPI_Datatype t) {
+  int64_t now[5];
+  system_facts(t, now);
+  return std::equal(now, now + 5, m.sys);
+}
+
 Mirror::~Mirror() {
   if (type) loom_type_free(type);
   if (loom_type b = bottom.load()) loom_type_free(b);
@@ -253,17 +284,23 @@ loom_type bottom_type(const Mirror &m) {
 void on_commit(MPI_Datatype t) {
   uintptr_t k = handle_key(t);
   if (!k) return;
+  Mirror *cur;
   {
-    // Committing a mirrored type again is a no-op: frees are intercepted,
-    // so a cached mirror always describes the live type behind its handle.
     std::lock_guard<std::mutex> g(g_mu);
     Slot *s = existing_locked(k);
-    Mirror *cur = s ? s->val.load(std::memory_order_relaxed) : nullptr;
-    if (cur && cur != kFreed) return;
+    cur = s ? s->val.load(std::memory_order_relaxed) : nullptr;
+  }
+  if (cur && cur != kFreed) {
+    // Committing a mirrored type again is a no-op, unless the handle was
+    // freed through PMPI_Type_free (a library's internal free, a Fortran
+    // binding) and reused: then the system describes another type.
+    if (still_describes(*cur, t)) return;
+  } else {
+    cur = nullptr;
   }
   int comb;
   if (!get_combiner(t, &comb)) return;
-  publish(k, build_mirror(t, comb == MPI_COMBINER_NAMED), true);
+  publish(k, build_mirror(t, comb == MPI_COMBINER_NAMED), true, cur);
 }
 
 Mirror *on_free_begin(uintptr_t k) {
@@ -293,14 +330,16 @@ void on_free_end(uintptr_t k, Mirror *old, bool freed) {
 }
 
 void on_dup(MPI_Datatype, MPI_Datatype newtype) {
-  // A dup of a committed type is committed without MPI_Type_commit; if it
-  // got the value of a freed handle, forget the tombstone so first use asks
-  // the system and decodes it.
+  // A dup of a committed type is committed without MPI_Type_commit.  Its
+  // handle is new, so whatever the table holds for that value is history:
+  // a tombstone (the value was freed before) or a stale mirror (freed
+  // through PMPI behind Loom's back).  Forget it; first use then asks the
+  // system and decodes the dup.
   uintptr_t k = handle_key(newtype);
   std::lock_guard<std::mutex> g(g_mu);
   if (Slot *s = existing_locked(k)) {
-    Mirror *expected = kFreed;
-    s->val.compare_exchange_strong(expected, nullptr);
+    Mirror *cur = s->val.exchange(nullptr, std::memory_order_acq_rel);
+    if (cur && cur != kFreed) graveyard().emplace_back(cur);
   }
 }
 

@@ -23,6 +23,10 @@ struct Mirror {
   int64_t ext32_size = -1;   // external32 bytes per instance; -1: no meaning
   bool contig = false;       // count instances are one run at buf + true_lb
   bool predefined = false;   // a named type (null buffer is then an error)
+  // What the system said about the handle when the mirror was built (size,
+  // lb, extent, true lb, true extent): a re-commit that hears something else
+  // found a handle freed behind Loom's back (PMPI_Type_free) and reused.
+  int64_t sys[5] = {-1, 0, 0, 0, 0};
   // Same typemap shifted by -true_lb, for MPI_BOTTOM (absolute addresses):
   // Loom is then handed the real first address instead of a null base.
   std::atomic<loom_type> bottom{nullptr};
@@ -78,6 +82,10 @@ inline const Mirror *find(MPI_Datatype t) {
 // types); MPI_DATATYPE_NULL and uncommitted types give bad_type, freed
 // handles give freed.  On ok/fallback *out is the (cached) mirror.
 Resolved resolve(MPI_Datatype t, const Mirror **out);
+
+// True when the system still reports the size and bounds it reported when
+// m was built for t (a cheap check against handles freed behind Loom's back).
+bool still_describes(const Mirror &m, MPI_Datatype t);
 
 // The shifted copy used for MPI_BOTTOM buffers (built once per mirror).
 loom_type bottom_type(const Mirror &m);

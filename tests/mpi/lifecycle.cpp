@@ -23,6 +23,7 @@ struct Dropin {
   decltype(&MPI_Pack_size) pack_size;
   decltype(&MPI_Type_commit) commit;
   decltype(&MPI_Type_free) free;
+  decltype(&MPI_Type_dup) dup;
   decltype(&MPI_Pack_external) pack_ext;
   decltype(&MPI_Unpack_external) unpack_ext;
   decltype(&MPI_Pack_external_size) ext_size;
@@ -143,6 +144,32 @@ void freed_children() {
   D.free(&s2);
   D.free(&p1);
   D.free(&p3);
+
+  // 4. A handle freed behind Loom's back (PMPI_Type_free, as a library's
+  //    internal code or a Fortran binding may do) and reused by the next
+  //    type: its commit must not keep the old plan.
+  for (int round = 0; round < 8; ++round) {
+    MPI_Datatype a, b;
+    MPI_Type_vector(3, 1, 2 + round, MPI_DOUBLE, &a);
+    D.commit(&a);
+    check_same("before a hidden free", v.data(), 1, a);
+    MPI_Datatype a_copy = a;
+    PMPI_Type_free(&a);
+    // Even rounds commit the new type; odd rounds dup a committed one (a
+    // dup is committed without MPI_Type_commit).
+    MPI_Datatype base = MPI_DATATYPE_NULL;
+    if (round % 2 == 0) {
+      MPI_Type_vector(4, 2, 5 + round, MPI_DOUBLE, &b);
+      D.commit(&b);
+    } else {
+      MPI_Type_vector(4, 2, 5 + round, MPI_DOUBLE, &base);
+      D.commit(&base);
+      D.dup(base, &b);
+    }
+    check_same(b == a_copy ? "handle reused after a hidden free" : "after a hidden free", v.data(), 2, b);
+    D.free(&b);
+    if (base != MPI_DATATYPE_NULL) D.free(&base);
+  }
 }
 
 void bottom() {
@@ -425,6 +452,7 @@ int main(int argc, char **argv) {
   sym(h, "MPI_Pack_size", &D.pack_size);
   sym(h, "MPI_Type_commit", &D.commit);
   sym(h, "MPI_Type_free", &D.free);
+  sym(h, "MPI_Type_dup", &D.dup);
   sym(h, "MPI_Pack_external", &D.pack_ext);
   sym(h, "MPI_Unpack_external", &D.unpack_ext);
   sym(h, "MPI_Pack_external_size", &D.ext_size);
