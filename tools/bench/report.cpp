@@ -148,8 +148,8 @@ void print_report(std::FILE *f, const RunInfo &info,
     }
   } else {
     fmt::print(f, "\nverification: all {} cases byte-identical (Loom, hand loop, "
-                  "system MPI; pack and unpack)\n",
-               s.cases);
+                  "{}; pack and unpack)\n",
+               s.cases, info.mpi_calls);
   }
 }
 
