@@ -15,56 +15,74 @@ inline void mv(char *user, char *s, size_t n) {
   else std::memcpy(user, s, n);
 }
 
-// Short runs of variable length: overlapping fixed moves beat a libc call.
-template <bool Pack>
-inline void mv_short(char *user, char *s, int64_t n) {
+// Leaf-block size classes.  Positive: that exact size, a typed move.
+// Negative: a range of sizes moved branch-free by K overlapping chunks of C
+// bytes (chunk i at min(i*C, n-C)), so odd sizes such as 40 or 92 bytes need
+// no libc call.  Zero: any size, decided per block.
+constexpr int kAnySize = 0;
+
+template <int C>
+struct Chunk {
+  char b[C];
+};
+
+template <bool Pack, int C, int K>
+inline void mv_chunks(char *user, char *s, int64_t n) {
   char *dst = Pack ? s : user;
   const char *src = Pack ? user : s;
-  if (n >= 8 && n <= 16) {
-    uint64_t a, b;
-    std::memcpy(&a, src, 8);
-    std::memcpy(&b, src + n - 8, 8);
-    std::memcpy(dst, &a, 8);
-    std::memcpy(dst + n - 8, &b, 8);
-  } else if (n >= 4 && n < 8) {
-    uint32_t a, b;
-    std::memcpy(&a, src, 4);
-    std::memcpy(&b, src + n - 4, 4);
-    std::memcpy(dst, &a, 4);
-    std::memcpy(dst + n - 4, &b, 4);
-  } else if (n < 4) {
-    for (int64_t i = 0; i < n; i++) dst[i] = src[i];
+  for (int i = 0; i < K; i++) {
+    const int64_t o = i * C < n - C ? i * C : n - C;
+    Chunk<C> v;
+    std::memcpy(&v, src + o, C);
+    std::memcpy(dst + o, &v, C);
+  }
+}
+
+template <bool Pack>
+inline void mv_any(char *user, char *s, int64_t n) {
+  if (n < 4) {
+    for (int64_t i = 0; i < n; i++) (Pack ? s : user)[i] = (Pack ? user : s)[i];
+  } else if (n <= 8) {
+    mv_chunks<Pack, 4, 2>(user, s, n);
+  } else if (n <= 16) {
+    mv_chunks<Pack, 8, 2>(user, s, n);
+  } else if (n <= 32) {
+    mv_chunks<Pack, 16, 2>(user, s, n);
+  } else if (n <= 64) {
+    mv_chunks<Pack, 16, 4>(user, s, n);
   } else {
-    std::memcpy(dst, src, n);
+    mv<Pack>(user, s, n);
   }
 }
 
-// 17..64 bytes: overlapping 16-byte moves, no libc call.
-template <bool Pack>
-inline void mv_mid(char *user, char *s, int64_t n) {
-  char *dst = Pack ? s : user;
-  const char *src = Pack ? user : s;
-  struct V { char b[16]; };
-  V a, b, c, d;
-  std::memcpy(&a, src, 16);
-  std::memcpy(&b, src + n - 16, 16);
-  if (n > 32) {
-    std::memcpy(&c, src + 16, 16);
-    std::memcpy(&d, src + n - 32, 16);
-    std::memcpy(dst + 16, &c, 16);
-    std::memcpy(dst + n - 32, &d, 16);
-  }
-  std::memcpy(dst, &a, 16);
-  std::memcpy(dst + n - 16, &b, 16);
-}
-
-// B == 0: the block size is only known at run time.
 template <bool Pack, int B>
 inline void mv_block(char *user, char *s, int64_t b) {
-  if (B) mv<Pack>(user, s, B);
-  else if (b <= 16) mv_short<Pack>(user, s, b);
-  else if (b <= 64) mv_mid<Pack>(user, s, b);
-  else mv<Pack>(user, s, b);
+  if constexpr (B > 0) mv<Pack>(user, s, B);
+  else if constexpr (B == -1) mv_chunks<Pack, 4, 2>(user, s, b);    // 5..7
+  else if constexpr (B == -2) mv_chunks<Pack, 8, 2>(user, s, b);    // 9..15
+  else if constexpr (B == -3) mv_chunks<Pack, 16, 2>(user, s, b);   // 17..31
+  else if constexpr (B == -4) mv_chunks<Pack, 16, 3>(user, s, b);   // 33..48
+  else if constexpr (B == -5) mv_chunks<Pack, 16, 4>(user, s, b);   // 49..63
+  else if constexpr (B == -6) mv_chunks<Pack, 16, 6>(user, s, b);   // 65..96
+  else if constexpr (B == -7) mv_chunks<Pack, 16, 8>(user, s, b);   // 97..128
+  else mv_any<Pack>(user, s, b);
+}
+
+// The class of a block of b bytes (see mv_block).
+int size_class(int64_t b) {
+  switch (b) {
+    case 1: case 2: case 4: case 8: case 12: case 16: case 24: case 32: case 64:
+      return (int)b;
+  }
+  if (b < 5) return kAnySize;
+  if (b < 8) return -1;
+  if (b < 16) return -2;
+  if (b < 32) return -3;
+  if (b <= 48) return -4;
+  if (b < 64) return -5;
+  if (b <= 96) return -6;
+  if (b <= 128) return -7;
+  return kAnySize;
 }
 
 // One strided row of n blocks: the innermost loop of every strided kernel,
@@ -73,7 +91,11 @@ inline void mv_block(char *user, char *s, int64_t b) {
 template <bool Pack, int B>
 inline char *row(char *p, char *s, int64_t n, int64_t st, int64_t b) {
   int64_t k = 0;
-  if (B) {
+  if constexpr (B > 0) {
+    if (n == 8) {  // the common short row (8^3 blocks, 8-wide faces)
+      for (int i = 0; i < 8; i++) mv<Pack>(p + i * st, s + i * B, B);
+      return s + 8 * B;
+    }
     for (; k + 4 <= n; k += 4, p += 4 * st, s += 4 * B) {
       mv<Pack>(p, s, B);
       mv<Pack>(p + st, s + B, B);
@@ -93,7 +115,7 @@ char *k_block(const Node &, char *base, char *s, int64_t i0, int64_t i1) {
 
 template <bool Pack, int B>
 char *k_vec_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
-  const int64_t b = B ? B : n.child->count;
+  const int64_t b = B > 0 ? B : n.child->count;
   return row<Pack, B>(base + i0 * n.stride, s, i1 - i0, n.stride, b);
 }
 
@@ -115,7 +137,7 @@ char *k_vec_dense(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 template <bool Pack, int B>
 char *k_vec_vec_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const Node &in = *n.child;
-  const int64_t b = B ? B : in.child->count, st = n.stride, n2 = in.count,
+  const int64_t b = B > 0 ? B : in.child->count, st = n.stride, n2 = in.count,
                 st2 = in.stride;
   char *p = base + i0 * st;
   for (int64_t i = i0; i < i1; i++, p += st) s = row<Pack, B>(p, s, n2, st2, b);
@@ -125,7 +147,7 @@ char *k_vec_vec_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) 
 template <bool Pack, int B>
 char *k_vec3_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const Node &mid = *n.child, &in = *mid.child;
-  const int64_t b = B ? B : in.child->count, st = n.stride, n2 = mid.count,
+  const int64_t b = B > 0 ? B : in.child->count, st = n.stride, n2 = mid.count,
                 st2 = mid.stride, n3 = in.count, st3 = in.stride;
   char *p = base + i0 * st;
   for (int64_t i = i0; i < i1; i++, p += st) {
@@ -139,7 +161,7 @@ char *k_vec3_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 template <bool Pack, int B>
 char *k_vec_idx_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const Node &in = *n.child;
-  const int64_t b = B ? B : in.child->count, st = n.stride, m = in.count;
+  const int64_t b = B > 0 ? B : in.child->count, st = n.stride, m = in.count;
   const int64_t *d = in.disp.data();
   char *p = base + i0 * st;
   for (int64_t i = i0; i < i1; i++, p += st)
@@ -161,7 +183,7 @@ char *k_vec_idxm_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1)
 
 template <bool Pack, int B>
 char *k_idx_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
-  const int64_t b = B ? B : n.child->count;
+  const int64_t b = B > 0 ? B : n.child->count;
   const int64_t *d = n.disp.data();
   for (int64_t i = i0; i < i1; i++, s += b) mv_block<Pack, B>(base + d[i], s, b);
   return s;
@@ -203,13 +225,15 @@ char *k_struct(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 template <template <bool, int> class K>
 struct BySize {
   static void pick(int64_t b, Kernel *pk, Kernel *uk) {
-    switch (b) {
+    switch (size_class(b)) {
 #define LOOM_CASE(N) \
   case N: *pk = K<true, N>::f; *uk = K<false, N>::f; return;
       LOOM_CASE(1) LOOM_CASE(2) LOOM_CASE(4) LOOM_CASE(8) LOOM_CASE(12)
       LOOM_CASE(16) LOOM_CASE(24) LOOM_CASE(32) LOOM_CASE(64)
+      LOOM_CASE(-1) LOOM_CASE(-2) LOOM_CASE(-3) LOOM_CASE(-4) LOOM_CASE(-5)
+      LOOM_CASE(-6) LOOM_CASE(-7)
 #undef LOOM_CASE
-      default: *pk = K<true, 0>::f; *uk = K<false, 0>::f;
+      default: *pk = K<true, kAnySize>::f; *uk = K<false, kAnySize>::f;
     }
   }
 };
