@@ -89,6 +89,8 @@ bool split_short_runs(std::vector<int64_t> &disp, std::vector<int64_t> &lens) {
   for (int64_t l : lens) g = std::gcd(g, l), mx = std::max(mx, l);
   if ((g != 4 && g != 8 && g != 16) || mx == g || mx > 4 * g) return false;
   std::vector<int64_t> d, l;
+  d.reserve(disp.size() * (mx / g));
+  l.reserve(disp.size() * (mx / g));
   for (size_t i = 0; i < disp.size(); i++)
     for (int64_t o = 0; o < lens[i]; o += g) d.push_back(disp[i] + o), l.push_back(g);
   disp.swap(d);
