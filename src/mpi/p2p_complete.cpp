@@ -72,7 +72,7 @@ int finish_all(int n, PendingOp **ops, const MPI_Request *reqs,
       continue;
     }
     MPI_Comm c = op->comm;
-    int r = complete(op, &st[i], e);
+    int r = complete(op, &st[i], e, reqs[i]);
     if (r != MPI_SUCCESS && lrc == MPI_SUCCESS) {
       lrc = r;
       comm = c;
@@ -82,8 +82,8 @@ int finish_all(int n, PendingOp **ops, const MPI_Request *reqs,
 }
 
 // The -some calls: finish the ops at the reported indices.
-int finish_some(int n, PendingOp **ops, int outcount, const int *idx,
-                MPI_Status *st, int rc) {
+int finish_some(int n, PendingOp **ops, const MPI_Request *reqs, int outcount,
+                const int *idx, MPI_Status *st, int rc) {
   int lrc = MPI_SUCCESS;
   MPI_Comm comm = MPI_COMM_WORLD;
   if (outcount != MPI_UNDEFINED)
@@ -93,7 +93,7 @@ int finish_some(int n, PendingOp **ops, int outcount, const int *idx,
       PendingOp *op = ops[i];
       ops[i] = nullptr;
       MPI_Comm c = op->comm;
-      int r = complete(op, &st[j], outcome(rc, &st[j]));
+      int r = complete(op, &st[j], outcome(rc, &st[j]), reqs[i]);
       if (r != MPI_SUCCESS && lrc == MPI_SUCCESS) {
         lrc = r;
         comm = c;
@@ -118,7 +118,7 @@ int one(MPI_Request *req, int *flag, MPI_Status *status, Sys sys) {
     return rc;
   }
   MPI_Comm comm = op->comm;
-  return merge(rc, complete(op, st, rc), comm);
+  return merge(rc, complete(op, st, rc, *req), comm);
 }
 
 }  // namespace
@@ -195,8 +195,8 @@ LOOM_MPI_EXPORT int MPI_Waitany(int n, MPI_Request reqs[], int *index,
   int k = *index;
   if (k != MPI_UNDEFINED && k >= 0 && k < n && ops[k] &&
       finished_despite(rc, ops[k], reqs[k]))
-    return finish_some(n, ops.p, 1, &k, st, rc);
-  return finish_some(n, ops.p, 0, nullptr, st, rc);
+    return finish_some(n, ops.p, reqs, 1, &k, st, rc);
+  return finish_some(n, ops.p, reqs, 0, nullptr, st, rc);
 }
 
 LOOM_MPI_EXPORT int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag,
@@ -212,8 +212,8 @@ LOOM_MPI_EXPORT int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag
   int k = *index;
   if (*flag && k != MPI_UNDEFINED && k >= 0 && k < n && ops[k] &&
       finished_despite(rc, ops[k], reqs[k]))
-    return finish_some(n, ops.p, 1, &k, st, rc);
-  return finish_some(n, ops.p, 0, nullptr, st, rc);
+    return finish_some(n, ops.p, reqs, 1, &k, st, rc);
+  return finish_some(n, ops.p, reqs, 0, nullptr, st, rc);
 }
 
 LOOM_MPI_EXPORT int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount,
@@ -226,7 +226,7 @@ LOOM_MPI_EXPORT int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount,
     return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
   Statuses st(n, statuses);
   int rc = PMPI_Waitsome(n, reqs, outcount, indices, st.p);
-  return finish_some(n, ops.p, *outcount, indices, st.p, rc);
+  return finish_some(n, ops.p, reqs, *outcount, indices, st.p, rc);
 }
 
 LOOM_MPI_EXPORT int MPI_Testsome(int n, MPI_Request reqs[], int *outcount,
@@ -239,5 +239,5 @@ LOOM_MPI_EXPORT int MPI_Testsome(int n, MPI_Request reqs[], int *outcount,
     return PMPI_Testsome(n, reqs, outcount, indices, statuses);
   Statuses st(n, statuses);
   int rc = PMPI_Testsome(n, reqs, outcount, indices, st.p);
-  return finish_some(n, ops.p, *outcount, indices, st.p, rc);
+  return finish_some(n, ops.p, reqs, *outcount, indices, st.p, rc);
 }

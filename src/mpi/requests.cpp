@@ -163,7 +163,7 @@ int drain_at_finalize(MPI_Comm, int, void *, void *) {
     int rc = PMPI_Wait(&op->req, &st);
     if (op->persistent && op->req != MPI_REQUEST_NULL) PMPI_Request_free(&op->req);
     detail::g_detached.fetch_sub(1, std::memory_order_release);
-    complete(op, &st, rc);
+    complete(op, &st, rc, MPI_REQUEST_NULL);
   }
   staging_pool().trim();
   return MPI_SUCCESS;
@@ -337,7 +337,7 @@ void unclaim(PendingOp *op) {
   op->claimed = false;
 }
 
-int complete(PendingOp *op, MPI_Status *st, int err) {
+int complete(PendingOp *op, MPI_Status *st, int err, MPI_Request now) {
   int rc = MPI_SUCCESS;
   if (!op->done) rc = run_unpacks(op, st, err);
   if (op->on_complete) op->on_complete(*op, st);
@@ -349,7 +349,7 @@ int complete(PendingOp *op, MPI_Status *st, int err) {
     destroy(op);
     return rc;
   }
-  if (op->persistent) {
+  if (op->persistent && now != MPI_REQUEST_NULL) {
     std::lock_guard<std::mutex> g(g_mu);
     op->active = false;
     op->done = false;
@@ -424,7 +424,7 @@ void detail::poll_detached_slow() {
     }
     if (op->persistent && op->req != MPI_REQUEST_NULL) PMPI_Request_free(&op->req);
     detail::g_detached.fetch_sub(1, std::memory_order_release);
-    complete(op, &st, rc);
+    complete(op, &st, rc, MPI_REQUEST_NULL);
   }
   if (keep) {
     lk.lock();

@@ -175,9 +175,12 @@ inline bool needs_status(const PendingOp *op) {
 // MPI_ERROR under MPI_ERR_IN_STATUS): unpack (once per activation; not if
 // cancelled or failed; only what fits on truncation), run the hooks, then
 // retire it: a non-persistent op is destroyed (the system freed its
-// request), a persistent one becomes inactive.  Returns an error class only
-// if Loom's own unpack failed.
-int complete(PendingOp *op, MPI_Status *st, int err);
+// request), a persistent one becomes inactive.  `now` is the request's
+// handle after the system call: MPI_REQUEST_NULL means the system freed it,
+// persistent or not (Open MPI 4.1 frees a persistent request that completed
+// with an error), so the op goes too.  Returns an error class only if
+// Loom's own unpack failed.
+int complete(PendingOp *op, MPI_Status *st, int err, MPI_Request now);
 // MPI_Request_get_status saw op complete: unpack now (the user buffer must
 // be valid), unclaim, and keep the op registered for the later
 // Wait/Test/Request_free (which will not unpack again).
