@@ -54,7 +54,8 @@ int loom_type_is_contiguous(loom_type t) {
 
 size_t loom_type_plan_string(loom_type t, int64_t count, char *buf, size_t bufsize) {
   if (!t) return 0;
-  std::string s = loom::plan_string(loom::plan_for(t, count));
+  loom::PlanRef p = loom::plan_for(t, count);
+  std::string s = loom::plan_string(p.node);
   if (buf && bufsize) {
     size_t n = std::min(bufsize - 1, s.size());
     std::memcpy(buf, s.data(), n);
@@ -73,7 +74,8 @@ loom_status loom_pack(const void *inbuf, int64_t count, loom_type t, void *outbu
   if ((uint64_t)n > outsize - *position) return LOOM_ERR_TRUNCATE;
   if (n == 0) return LOOM_OK;
   if (!outbuf) return LOOM_ERR_ARG;
-  loom::NodeP p = loom::plan_for(t, count);
+  const loom::PlanRef r = loom::plan_for(t, count);
+  const loom::Node *p = r.node;
   p->pack(*p, at(inbuf, p->off), static_cast<char *>(outbuf) + *position, 0, p->count);
   *position += n;
   return LOOM_OK;
@@ -89,7 +91,8 @@ loom_status loom_unpack(const void *inbuf, size_t insize, size_t *position,
   if ((uint64_t)n > insize - *position) return LOOM_ERR_TRUNCATE;
   if (n == 0) return LOOM_OK;
   if (!inbuf) return LOOM_ERR_ARG;
-  loom::NodeP p = loom::plan_for(t, count);
+  const loom::PlanRef r = loom::plan_for(t, count);
+  const loom::Node *p = r.node;
   p->unpack(*p, at(outbuf, p->off),
             const_cast<char *>(static_cast<const char *>(inbuf)) + *position, 0, p->count);
   *position += n;

@@ -9,7 +9,9 @@
 
 struct loom_checkpoints_s {
   size_t interval;
+  loom_type type;  // keeps the plans the snapshots point into alive
   std::vector<loom::Cursor> snaps;
+  ~loom_checkpoints_s() { loom_type_free(type); }
 };
 
 extern "C" {
@@ -20,8 +22,9 @@ loom_status loom_checkpoints_create(loom_type t, int64_t count, const void *buf,
   loom_cursor c;
   loom_status s = loom_cursor_create(t, count, buf, &c);
   if (s != LOOM_OK) return s;
-  auto *cp = new (std::nothrow) loom_checkpoints_s{interval, {}};
+  auto *cp = new (std::nothrow) loom_checkpoints_s{interval, loom_type_ref(t), {}};
   if (!cp) {
+    loom_type_free(t);
     loom_cursor_free(c);
     return LOOM_ERR_NOMEM;
   }

@@ -45,8 +45,8 @@ struct IovMaker {
 
 }  // namespace
 
-Cursor::Cursor(NodeP root, const void *buf)
-    : root_(std::move(root)), buf_(at(buf, 0)) {
+Cursor::Cursor(PlanRef plan, const void *buf)
+    : hold_(std::move(plan.hold)), root_(plan.node), buf_(at(buf, 0)) {
   st_.reserve(root_ ? root_->depth + 1 : 1);
   seek(0);
 }
@@ -74,7 +74,7 @@ void Cursor::seek(int64_t off) {
   st_.clear();
   pos_ = off;
   if (!root_) return;
-  st_.push_back({root_.get(), buf_ + root_->off, 0, root_->count});
+  st_.push_back({root_, buf_ + root_->off, 0, root_->count});
   int64_t rem = off;
   while (rem > 0) {
     Frame &f = st_.back();

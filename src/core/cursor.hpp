@@ -8,6 +8,7 @@
 
 #include "loom.h"
 #include "plan.hpp"
+#include "type.hpp"
 
 namespace loom {
 
@@ -25,7 +26,7 @@ struct Frame {
 
 class Cursor {
  public:
-  Cursor(NodeP root, const void *buf);
+  Cursor(PlanRef plan, const void *buf);
   int64_t total() const { return root_ ? root_->packed : 0; }
   int64_t offset() const { return pos_; }
   void seek(int64_t off);
@@ -41,7 +42,8 @@ class Cursor {
   int64_t run(Act &a, int64_t budget);
   void push_child(const Frame &f);
 
-  NodeP root_;
+  NodeP hold_;        // owns root_ when the type does not
+  const Node *root_;
   char *buf_;
   int64_t pos_ = 0;
   std::vector<Frame> st_;

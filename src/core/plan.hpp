@@ -59,7 +59,7 @@ NodeP mk_struct(std::vector<int64_t> disp, std::vector<NodeP> kids);
 NodeP shifted(const NodeP &n, int64_t delta);
 
 /// One-line readable form, e.g. "vec(1024,+8,blk4)".
-std::string plan_string(const NodeP &n);
+std::string plan_string(const Node *n);
 
 /// Picks the kernels of a freshly built node (called by the constructors).
 void select_kernels(Node &n);

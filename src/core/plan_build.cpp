@@ -66,15 +66,25 @@ const NodeP &type_plan(const loom_type_s *t) {
 }  // namespace loom
 
 namespace loom {
-NodeP plan_for(const loom_type_s *t, int64_t count) {
+PlanRef plan_for(const loom_type_s *t, int64_t count) {
   const NodeP &p = type_plan(t);
-  if (count == 1 || !p) return p;
-  if (count <= 0) return nullptr;
-  auto f = std::atomic_load(&t->folded);
-  if (f && f->count == count) return f->plan;
-  auto nf = std::make_shared<const loom_type_s::Folded>(
-      loom_type_s::Folded{count, mk_vec(count, t->extent(), p)});
-  std::atomic_store(&t->folded, nf);
-  return nf->plan;
+  if (count == 1 || !p) return {p.get(), nullptr};
+  if (count <= 0) return {};
+  for (const auto &f : t->folds)
+    if (f.count.load(std::memory_order_acquire) == count)
+      return {f.plan.load(std::memory_order_relaxed), nullptr};
+  NodeP n = mk_vec(count, t->extent(), p);
+  std::lock_guard<std::mutex> lock(t->fold_mu);
+  for (auto &f : t->folds) {
+    int64_t c = f.count.load(std::memory_order_relaxed);
+    if (c == count) return {f.plan.load(std::memory_order_relaxed), nullptr};
+    if (c == 0) {
+      t->fold_owners.push_back(n);
+      f.plan.store(n.get(), std::memory_order_relaxed);
+      f.count.store(count, std::memory_order_release);
+      return {n.get(), nullptr};
+    }
+  }
+  return {n.get(), std::move(n)};  // every slot taken: this call owns it
 }
 }  // namespace loom

@@ -40,9 +40,9 @@ void put(const Node *n, std::string &s) {
 }
 }  // namespace
 
-std::string plan_string(const NodeP &n) {
+std::string plan_string(const Node *n) {
   std::string s;
-  put(n.get(), s);
+  put(n, s);
   return s;
 }
 }  // namespace loom

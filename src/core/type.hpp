@@ -50,13 +50,17 @@ struct loom_type_s {
   std::atomic<bool> committed{false};
   mutable std::once_flag plan_once;
   mutable loom::NodeP plan;  // plan of one instance, built once
-  // The plan of `count` instances last asked for (count folding is cheap,
-  // but repeated MPI calls with one count should not allocate).
-  struct Folded {
-    int64_t count;
-    loom::NodeP plan;
+  // Plans of `count` instances for the first counts asked for: repeated
+  // calls with one count neither allocate nor touch a reference count.
+  // Slots are published once (plan before count) and live with the type.
+  static constexpr int kFoldSlots = 8;
+  struct Fold {
+    std::atomic<int64_t> count{0};
+    std::atomic<const loom::Node *> plan{nullptr};
   };
-  mutable std::shared_ptr<const Folded> folded;
+  mutable Fold folds[kFoldSlots];
+  mutable std::mutex fold_mu;
+  mutable std::vector<loom::NodeP> fold_owners;
 
   ~loom_type_s();
   int64_t extent() const { return ub - lb; }
@@ -65,6 +69,11 @@ struct loom_type_s {
 namespace loom {
 /// The plan of one instance (built on first call; thread-safe).
 const NodeP &type_plan(const loom_type_s *t);
+/// A plan in use: `node`, kept alive by the type or by `hold`.
+struct PlanRef {
+  const Node *node = nullptr;
+  NodeP hold;
+};
 /// The plan of `count` consecutive instances (one extent apart).
-NodeP plan_for(const loom_type_s *t, int64_t count);
+PlanRef plan_for(const loom_type_s *t, int64_t count);
 }  // namespace loom
