@@ -2,10 +2,15 @@
 //
 //   loom bench pack [--case REGEX] [--reps N] [--json FILE] [--quick]
 //                   [--list] [--plans] [--budget SECONDS]
+//   mpiexec -n 2 env LD_PRELOAD=build/<flavor>/libloom-mpi.so
+//       loom bench p2p  [--case REGEX] [--reps N] [--json FILE] [--quick] [--no-bw] ...
+//   mpiexec -n 2 env LD_PRELOAD=... loom bench coll [same options]
+//   loom bench summary FILE.json...
 //
-// Built once per MPI flavour (build/mpich/loom, build/openmpi/loom); the
-// benchmark compares Loom's native engine with the system MPI it is linked
-// against, called through PMPI.
+// Built once per MPI flavour (build/mpich/loom, build/openmpi/loom).  `pack`
+// compares Loom's native engine with the system MPI it is linked against,
+// called through PMPI; `p2p` and `coll` compare the preloaded drop-in (MPI_*)
+// with the system MPI's datatype path (PMPI_*) and hand packing.
 #include <mpi.h>
 #include <regex.h>
 #include <unistd.h>
@@ -20,7 +25,9 @@
 #include <fmt/format.h>
 
 #include "bench/cases.h"
+#include "bench/coll_bench.h"
 #include "bench/harness.h"
+#include "bench/p2p_bench.h"
 #include "bench/report.h"
 
 #ifndef LOOM_FLAVOR
@@ -56,27 +63,52 @@ struct BenchPackArgs {
   std::string stat = "median";
 };
 
-int bench_pack(const BenchPackArgs &a) {
-  using namespace loom_bench;
-  // POSIX extended regular expressions, case-insensitive, matched anywhere.
+// The cases whose name matches `pattern` (POSIX extended regular
+// expression, case-insensitive, matched anywhere), in catalogue order.
+// Returns 2 (with a message) for a bad pattern or no match, 0 otherwise.
+template <typename Def>
+int select_cases(const std::string &pattern, std::vector<Def> all,
+                 std::vector<Def> &selected) {
   regex_t re;
-  if (int err = regcomp(&re, a.case_regex.c_str(), REG_EXTENDED | REG_ICASE | REG_NOSUB)) {
+  if (int err = regcomp(&re, pattern.c_str(), REG_EXTENDED | REG_ICASE | REG_NOSUB)) {
     char msg[256];
     regerror(err, &re, msg, sizeof msg);
-    fmt::print(stderr, "loom: bad --case regex '{}': {}\n", a.case_regex, msg);
+    fmt::print(stderr, "loom: bad --case regex '{}': {}\n", pattern, msg);
     return 2;
   }
-  std::vector<CaseDef> selected;
-  for (auto &c : all_cases())
+  for (auto &c : all)
     if (regexec(&re, c.name.c_str(), 0, nullptr, 0) == 0) selected.push_back(std::move(c));
   regfree(&re);
-  if (a.list) {
-    for (const auto &c : selected) fmt::print("{:<10} {}\n", c.group, c.name);
-    return 0;
-  }
   if (selected.empty()) {
-    fmt::print(stderr, "loom: no case matches '{}' (try --list)\n", a.case_regex);
+    fmt::print(stderr, "loom: no case matches '{}' (try --list)\n", pattern);
     return 2;
+  }
+  return 0;
+}
+
+template <typename Def>
+void list_cases(const std::vector<Def> &cases) {
+  for (const auto &c : cases) fmt::print("{:<16} {}\n", c.group, c.name);
+}
+
+loom_bench::RunInfo run_info(bool quick, const std::string &stat) {
+  loom_bench::RunInfo info;
+  info.date = local_date();
+  info.host = host_name();
+  info.mpi = loom_bench::mpi_library_name();
+  info.flavor = LOOM_FLAVOR;
+  info.quick = quick;
+  info.stat = stat;
+  return info;
+}
+
+int bench_pack(const BenchPackArgs &a) {
+  using namespace loom_bench;
+  std::vector<CaseDef> selected;
+  if (int rc = select_cases(a.case_regex, all_cases(), selected)) return rc;
+  if (a.list) {
+    list_cases(selected);
+    return 0;
   }
 
   CaseParams params;
@@ -89,13 +121,7 @@ int bench_pack(const BenchPackArgs &a) {
   opt.use_mpi_symbols = a.mpi_calls == "mpi";
   opt.use_min = a.stat == "min";
 
-  RunInfo info;
-  info.date = local_date();
-  info.host = host_name();
-  info.mpi = mpi_library_name();
-  info.flavor = LOOM_FLAVOR;
-  info.quick = a.quick;
-  info.stat = a.stat;
+  RunInfo info = run_info(a.quick, a.stat);
   info.mpi_calls = opt.use_mpi_symbols ? "MPI_Pack/MPI_Unpack" : "PMPI_Pack/PMPI_Unpack";
 
   const bool tty = isatty(fileno(stderr));
@@ -113,6 +139,52 @@ int bench_pack(const BenchPackArgs &a) {
   bool ok = s.mismatched == 0 && s.errors == 0;
   if (!a.json.empty() && !write_json(a.json, info, results, s)) ok = false;
   return ok ? 0 : 1;
+}
+
+int bench_p2p(const loom_bench::CommBenchArgs &a) {
+  using namespace loom_bench;
+  std::vector<CaseDef> selected;
+  if (int rc = select_cases(a.case_regex, p2p_cases(a.quick), selected)) return rc;
+  int rank = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (a.list) {
+    if (rank == 0) list_cases(selected);
+    return 0;
+  }
+  return loom_bench::bench_p2p(selected, a, run_info(a.quick, a.stat));
+}
+
+int bench_coll(const loom_bench::CommBenchArgs &a) {
+  using namespace loom_bench;
+  std::vector<CollDef> selected;
+  if (int rc = select_cases(a.case_regex, coll_cases(a.quick), selected)) return rc;
+  int rank = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (a.list) {
+    if (rank == 0) list_cases(selected);
+    return 0;
+  }
+  return loom_bench::bench_coll(selected, a, run_info(a.quick, a.stat));
+}
+
+// Options shared by `loom bench p2p` and `loom bench coll`.
+void add_comm_options(CLI::App *cmd, loom_bench::CommBenchArgs &a) {
+  cmd->add_option("--case", a.case_regex,
+                  "run the cases whose name matches this regular expression "
+                  "(POSIX extended, case-insensitive)");
+  cmd->add_option("--reps", a.reps,
+                  "timed rounds per measurement (default: as many as fit in --budget)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--budget", a.budget,
+                  "seconds of timed rounds per measurement when --reps is not given")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--json", a.json, "also write the results to this JSON file");
+  cmd->add_option("--stat", a.stat, "statistic in the tables: median (default) or min")
+      ->check(CLI::IsMember({"median", "min"}));
+  cmd->add_flag("--quick", a.quick,
+                "smoke test: reduced sizes, verification and two rounds");
+  cmd->add_flag("--list", a.list, "list the cases and exit");
+  cmd->add_flag("--plans", a.plans, "print every case's Loom plan");
 }
 
 }  // namespace
@@ -152,7 +224,35 @@ int main(int argc, char **argv) {
   pack->add_flag("--list", pa.list, "list the cases and exit");
   pack->add_flag("--plans", pa.plans, "print every case's Loom plan");
 
+  loom_bench::CommBenchArgs p2a;
+  auto *p2p = bench->add_subcommand(
+      "p2p",
+      "point-to-point between two ranks (mpiexec -n 2, libloom-mpi.so preloaded): "
+      "ping-pong round trips and bandwidth of the DDTBench layouts and a vector "
+      "sweep; Loom (MPI_Send/MPI_Recv with the datatype) against the system MPI "
+      "(PMPI_*), hand-pack + contiguous send, and a contiguous send of the same "
+      "bytes");
+  add_comm_options(p2p, p2a);
+  p2p->add_flag("--no-bw", p2a.no_bw, "round trips only (no bandwidth table)");
+  loom_bench::CommBenchArgs cola;
+  cola.budget = 0.8;
+  auto *coll = bench->add_subcommand(
+      "coll",
+      "collectives with derived datatypes (any number of ranks, libloom-mpi.so "
+      "preloaded): FFT2D transposes with MPI_Alltoall(w) and 3D halo exchanges "
+      "with MPI_Neighbor_alltoallw; Loom against PMPI_*, hand-pack + contiguous "
+      "collective and the contiguous collective alone");
+  add_comm_options(coll, cola);
+  std::vector<std::string> summary_files;
+  auto *summary = bench->add_subcommand(
+      "summary",
+      "one table from the JSON files of bench pack / p2p / coll (--json): "
+      "geometric-mean time ratios against hand, the system MPI and the bound, "
+      "and the worst case");
+  summary->add_option("files", summary_files, "JSON files")->required();
+
   CLI11_PARSE(app, argc, argv);
+  if (summary->parsed()) return loom_bench::print_bench_summary(stdout, summary_files);
 
   // Open MPI refuses to start as root without these; a benchmark on a
   // throw-away machine is the common case, and the user's values win.
@@ -161,9 +261,11 @@ int main(int argc, char **argv) {
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
   }
   int rc = 0;
-  if (pack->parsed()) {
+  if (pack->parsed() || p2p->parsed() || coll->parsed()) {
     MPI_Init(&argc, &argv);
-    rc = bench_pack(pa);
+    if (pack->parsed()) rc = bench_pack(pa);
+    if (p2p->parsed()) rc = bench_p2p(p2a);
+    if (coll->parsed()) rc = bench_coll(cola);
     MPI_Finalize();
   }
   return rc;

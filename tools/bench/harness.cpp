@@ -20,15 +20,9 @@ const char *contender_name(int c) {
 }
 
 namespace {
-
 constexpr size_t kGuard = 256;       // checked bytes after every buffer
 constexpr unsigned char kGuardByte = 0xC3;
-constexpr unsigned char kSentinel = 0x5A;
-
-struct FreeDeleter {
-  void operator()(char *p) const { std::free(p); }
-};
-using Buf = std::unique_ptr<char, FreeDeleter>;
+}  // namespace
 
 // Page-aligned buffer of n usable bytes followed by a guard zone.
 Buf make_buf(size_t n) {
@@ -57,7 +51,6 @@ void fill_random(char *p, size_t n, uint64_t seed) {
   for (; i < n; ++i) p[i] = static_cast<char>(i * 131 + 7);
 }
 
-// "" when equal, otherwise where and how the two differ.
 std::string compare(const char *a, const char *b, size_t n) {
   if (std::memcmp(a, b, n) == 0) return "";
   size_t first = 0;
@@ -79,6 +72,16 @@ double median(std::vector<double> v) {
   const size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
+
+std::string plan_string(loom_type t, int64_t count) {
+  size_t need = loom_type_plan_string(t, count, nullptr, 0);
+  std::string plan(need + 1, '\0');
+  loom_type_plan_string(t, count, plan.data(), plan.size());
+  plan.resize(std::strlen(plan.c_str()));
+  return plan;
+}
+
+namespace {
 
 struct Op {
   bool enabled = false;
@@ -130,13 +133,7 @@ CaseResult run_case(const CaseDef &def, const CaseParams &params,
   const size_t n = c.packed_bytes;
   const size_t ub = c.user_bytes;
 
-  {
-    size_t need = loom_type_plan_string(lt, c.count, nullptr, 0);
-    std::string plan(need + 1, '\0');
-    loom_type_plan_string(lt, c.count, plan.data(), plan.size());
-    plan.resize(std::strlen(plan.c_str()));
-    r.plan = plan;
-  }
+  r.plan = plan_string(lt, c.count);
 
   int mpi_size = 0;
   PMPI_Pack_size(static_cast<int>(c.count), mt, MPI_COMM_SELF, &mpi_size);

@@ -3,12 +3,40 @@
 // rounds (shuffled order within each round), medians reported.
 #pragma once
 
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "cases.h"
 
 namespace loom_bench {
+
+// ------------------------------------------------ helpers shared by the
+// pack, p2p and coll benchmarks
+
+// Byte every unpack destination starts from (gaps must keep it).
+constexpr unsigned char kSentinel = 0x5A;
+
+struct FreeDeleter {
+  void operator()(char *p) const { std::free(p); }
+};
+using Buf = std::unique_ptr<char, FreeDeleter>;
+
+// Page-aligned buffer of n usable bytes followed by a guard zone.
+Buf make_buf(size_t n);
+// True when nothing wrote into the guard zone after the n usable bytes.
+bool guard_ok(const char *p, size_t n);
+// Deterministic pseudo-random bytes.
+void fill_random(char *p, size_t n, uint64_t seed);
+// "" when equal, otherwise where and how the two differ.
+std::string compare(const char *a, const char *b, size_t n);
+// Monotonic clock, seconds.
+double now_s();
+double median(std::vector<double> v);
+// loom_type_plan_string of `count` elements of t.
+std::string plan_string(loom_type t, int64_t count);
 
 enum Contender { kLoom = 0, kHand = 1, kMpi = 2, kMemcpy = 3, kContenders = 4 };
 const char *contender_name(int c);

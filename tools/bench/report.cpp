@@ -1,7 +1,9 @@
 #include "report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -13,14 +15,16 @@ namespace {
 constexpr double kHandTarget = 0.95;
 constexpr double kMemcpyTarget = 0.90;
 
+double ratio(const OpResult &a, const OpResult &b) {
+  return a.ok && b.ok && b.mbs > 0 ? a.mbs / b.mbs : NAN;
+}
+
+}  // namespace
+
 std::string human_bytes(size_t b) {
   if (b >= (size_t(1) << 20)) return fmt::format("{:.2f} MiB", b / 1048576.0);
   if (b >= 1024) return fmt::format("{:.1f} KiB", b / 1024.0);
   return fmt::format("{} B", b);
-}
-
-double ratio(const OpResult &a, const OpResult &b) {
-  return a.ok && b.ok && b.mbs > 0 ? a.mbs / b.mbs : NAN;
 }
 
 double geomean(const std::vector<double> &v) {
@@ -34,8 +38,6 @@ std::string num(double v, const char *spec) {
   if (std::isnan(v)) return "n/a";
   return fmt::format(fmt::runtime(spec), v);
 }
-
-}  // namespace
 
 Summary summarize(const std::vector<CaseResult> &results) {
   Summary s;
@@ -214,6 +216,139 @@ bool write_json(const std::string &path, const RunInfo &info,
   }
   out << j.dump(2) << "\n";
   return static_cast<bool>(out);
+}
+
+}  // namespace loom_bench
+
+// ------------------------------------------------------------- summary
+namespace loom_bench {
+
+namespace {
+
+struct SummaryLine {
+  std::string suite, flavor, loom;
+  int cases = 0, failed = 0;
+  std::vector<double> hand, mpi, bound;  // time ratios Loom/x
+  double worst = NAN;
+  std::string worst_case;
+  void best(double r, const std::string &name) {
+    if (std::isnan(r)) return;
+    if (std::isnan(worst) || r > worst) worst = r, worst_case = name;
+  }
+};
+
+double jnum(const nlohmann::json &j, const char *key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return NAN;
+  return it->get<double>();
+}
+
+void push(std::vector<double> &v, double x) {
+  if (!std::isnan(x) && x > 0) v.push_back(x);
+}
+
+// `loom bench pack`: throughput ratios Loom/x, per case and direction;
+// turned into time ratios (x's throughput over Loom's).
+void pack_lines(const nlohmann::json &j, std::vector<SummaryLine> &out) {
+  SummaryLine l;
+  l.suite = "pack (Loom engine)";
+  l.flavor = j.value("flavor", "?");
+  l.loom = "loom_pack/unpack";
+  for (const auto &c : j["cases"]) {
+    ++l.cases;
+    if (!c.value("verified", false)) ++l.failed;
+    for (const char *dir : {"pack", "unpack"}) {
+      if (!c.contains(dir)) continue;
+      const auto &d = c[dir];
+      const double h = jnum(d, "loom_over_hand"), m = jnum(d, "loom_over_mpi"),
+                   b = jnum(d, "loom_over_memcpy");
+      push(l.hand, 1 / h);
+      push(l.mpi, 1 / m);
+      push(l.bound, 1 / b);
+      double lo = NAN;
+      for (double x : {h, m})
+        if (!std::isnan(x) && (std::isnan(lo) || x < lo)) lo = x;
+      l.best(1 / lo, c.value("name", "?") + " " + dir);
+    }
+  }
+  out.push_back(l);
+}
+
+// `loom bench p2p` / `coll`: per table, every group with more than one
+// table group, then all rows.
+void comm_lines(const nlohmann::json &j, std::vector<SummaryLine> &out) {
+  const std::string tool = j.value("tool", "?");
+  const std::string suite = tool.substr(tool.rfind(' ') + 1);
+  const bool pre = j.value("preloaded", false);
+  for (const auto &t : j["tables"]) {
+    const std::string key = t.value("key", "?");
+    std::string title = suite == "p2p" ? (key == "rtt" ? "p2p round trip" : "p2p bandwidth")
+                                       : suite;
+    std::vector<std::string> groups;
+    for (const auto &r : t["rows"]) {
+      std::string g = r.value("group", "");
+      if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
+    }
+    std::vector<std::string> sel = groups;
+    if (groups.size() > 1) sel.push_back("");
+    for (const auto &g : sel) {
+      SummaryLine l;
+      l.suite = title + (g.empty() ? (groups.size() > 1 ? ": all" : "") : ": " + g);
+      l.flavor = j.value("flavor", "?");
+      l.loom = pre ? "drop-in (preloaded)" : "NOT PRELOADED";
+      for (const auto &r : t["rows"]) {
+        if (!g.empty() && r.value("group", "") != g) continue;
+        ++l.cases;
+        if (!r.value("verified", false)) ++l.failed;
+        push(l.hand, jnum(r, "loom_over_hand"));
+        push(l.mpi, jnum(r, "loom_over_mpi"));
+        push(l.bound, jnum(r, "loom_over_bound"));
+        l.best(jnum(r, "loom_over_best"), r.value("name", "?"));
+      }
+      out.push_back(l);
+    }
+  }
+}
+
+}  // namespace
+
+int print_bench_summary(std::FILE *f, const std::vector<std::string> &paths) {
+  std::vector<SummaryLine> lines;
+  int status = 0;
+  for (const auto &p : paths) {
+    std::ifstream in(p);
+    nlohmann::json j;
+    try {
+      if (!in) throw std::runtime_error("cannot open");
+      in >> j;
+    } catch (const std::exception &e) {
+      fmt::print(stderr, "loom bench summary: {}: {}\n", p, e.what());
+      status = 1;
+      continue;
+    }
+    if (j.value("tool", "") == "loom bench pack")
+      pack_lines(j, lines);
+    else
+      comm_lines(j, lines);
+  }
+  fmt::print(f,
+             "SUMMARY: Loom's time over each contender's, geometric means (below 1.00 = "
+             "Loom faster);\n"
+             "worst = the case where Loom is slowest against the better of hand and "
+             "MPI.  bound = memcpy (pack) or the contiguous transfer.\n");
+  fmt::print(f, "{:<30} {:<8} {:>5} | {:>9} {:>8} {:>10} | {:>6} {:<24} | {:<6} {}\n", "suite",
+             "flavor", "cases", "Loom/hand", "Loom/MPI", "Loom/bound", "worst", "(case)",
+             "verify", "Loom =");
+  fmt::print(f, "{:-<30}-{:-<8}-{:->5}-+-{:->9}-{:->8}-{:->10}-+-{:->6}-{:-<24}-+-{:-<6}-{:-<20}\n",
+             "", "", "", "", "", "", "", "", "", "");
+  for (const auto &l : lines) {
+    fmt::print(f, "{:<30} {:<8} {:>5} | {:>9} {:>8} {:>10} | {:>6} {:<24} | {:<6} {}\n",
+               l.suite, l.flavor, l.cases, num(geomean(l.hand), "{:.2f}"),
+               num(geomean(l.mpi), "{:.2f}"), num(geomean(l.bound), "{:.2f}"),
+               num(l.worst, "{:.2f}"), l.worst_case.substr(0, 24),
+               l.failed ? fmt::format("{} BAD", l.failed) : "ok", l.loom);
+  }
+  return status;
 }
 
 }  // namespace loom_bench

@@ -9,6 +9,11 @@
 
 namespace loom_bench {
 
+// Formatting helpers shared by the pack, p2p and coll reports.
+std::string human_bytes(size_t b);           // "1.00 MiB", "3.0 KiB", "40 B"
+double geomean(const std::vector<double> &v);  // NAN when empty
+std::string num(double v, const char *spec);   // "n/a" for NAN
+
 struct RunInfo {
   std::string date;     // ISO 8601, local time
   std::string host;
@@ -42,5 +47,12 @@ void print_report(std::FILE *f, const RunInfo &info,
 // if the file cannot be written.
 bool write_json(const std::string &path, const RunInfo &info,
                 const std::vector<CaseResult> &results, const Summary &s);
+
+// `loom bench summary`: one table from the JSON files of `loom bench pack`,
+// `p2p` and `coll` (--json): per suite, flavour and case group, the
+// geometric means of Loom's time over the hand loop's, the system MPI's and
+// the bound's, and the worst case against the better of hand and MPI.
+// Returns 1 when a file cannot be read.
+int print_bench_summary(std::FILE *f, const std::vector<std::string> &paths);
 
 }  // namespace loom_bench

@@ -1,0 +1,44 @@
+// `loom bench p2p`: ping-pong round trips and unidirectional bandwidth
+// between two ranks for the DDTBench layouts of the case catalogue and a
+// sweep of vectors (block size x message size), four contenders interleaved
+// in one run (see p2p_harness.h).  Run it with libloom-mpi.so preloaded:
+//
+//   mpiexec.mpich -n 2 env LD_PRELOAD=build/mpich/libloom-mpi.so
+//       build/mpich/loom bench p2p
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cases.h"
+#include "report.h"
+
+namespace loom_bench {
+
+// Options of `loom bench p2p` and `loom bench coll`.
+struct CommBenchArgs {
+  std::string case_regex = ".*";
+  int reps = 0;          // timed rounds per measurement; 0 = budget
+  double budget = 0.4;   // seconds of timed rounds per measurement
+  std::string json;
+  bool quick = false;
+  bool list = false;
+  bool plans = false;
+  bool no_bw = false;    // p2p: round trips only
+  std::string stat = "median";
+};
+
+// Vectors of doubles, blocks of `block` bytes every 2*block bytes, `msg`
+// packed bytes: the sweep (blocks 8 B..64 KiB, messages 1 KiB..16 MiB;
+// a smaller grid with quick).  Group "Vector sweep".
+void add_vector_sweep_cases(std::vector<CaseDef> &out, bool quick);
+
+// The p2p catalogue: the DDTBench layouts, then the vector sweep.
+std::vector<CaseDef> p2p_cases(bool quick);
+
+// Runs the selected cases on ranks 0 and 1 of MPI_COMM_WORLD (others wait)
+// and prints the tables on rank 0.  Returns the process exit code.
+int bench_p2p(const std::vector<CaseDef> &cases, const CommBenchArgs &args,
+              const RunInfo &run);
+
+}  // namespace loom_bench

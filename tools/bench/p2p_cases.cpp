@@ -1,0 +1,83 @@
+// The vector sweep of `loom bench p2p`: vector(msg/block, block/8, 2*block/8,
+// MPI_DOUBLE): blocks of `block` bytes at a stride of 2*block bytes (half the
+// span is data), `msg` packed bytes.  The hand loops move 8-byte blocks as
+// 64-bit words and larger blocks with memcpy.
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "p2p_bench.h"
+
+namespace loom_bench {
+
+namespace {
+
+std::string size_name(size_t b) {
+  if (b >= (size_t(1) << 20) && b % (size_t(1) << 20) == 0)
+    return fmt::format("{}MiB", b >> 20);
+  if (b >= 1024 && b % 1024 == 0) return fmt::format("{}KiB", b >> 10);
+  return fmt::format("{}B", b);
+}
+
+CaseDef vector_case(size_t block, size_t msg) {
+  CaseDef d;
+  d.name = "vec " + size_name(block) + " " + size_name(msg);
+  d.group = "Vector sweep";
+  d.make = [block, msg](const CaseParams &) {
+    auto c = std::make_unique<CaseInstance>();
+    const int64_t nblocks = static_cast<int64_t>(msg / block);
+    const int64_t bl = static_cast<int64_t>(block / 8);
+    c->sizes = fmt::format("vector({}, {}, {}, double): {}-byte blocks, stride {} B",
+                           nblocks, bl, 2 * bl, block, 2 * block);
+    c->type = DualType::vector(nblocks, bl, 2 * bl, DualType::double_());
+    c->type.commit();
+    c->user_bytes = (2 * nblocks - 1) * block;
+    c->packed_bytes = static_cast<size_t>(loom_type_size(c->type.loom()));
+    if (block == 8) {
+      c->hand_pack = [nblocks](const char *u, char *pk) {
+        const uint64_t *in = reinterpret_cast<const uint64_t *>(u);
+        uint64_t *out = reinterpret_cast<uint64_t *>(pk);
+        for (int64_t i = 0; i < nblocks; ++i) out[i] = in[2 * i];
+      };
+      c->hand_unpack = [nblocks](const char *pk, char *u) {
+        const uint64_t *in = reinterpret_cast<const uint64_t *>(pk);
+        uint64_t *out = reinterpret_cast<uint64_t *>(u);
+        for (int64_t i = 0; i < nblocks; ++i) out[2 * i] = in[i];
+      };
+    } else {
+      c->hand_pack = [nblocks, block](const char *u, char *pk) {
+        for (int64_t i = 0; i < nblocks; ++i, pk += block)
+          std::memcpy(pk, u + 2 * i * block, block);
+      };
+      c->hand_unpack = [nblocks, block](const char *pk, char *u) {
+        for (int64_t i = 0; i < nblocks; ++i, pk += block)
+          std::memcpy(u + 2 * i * block, pk, block);
+      };
+    }
+    return c;
+  };
+  return d;
+}
+
+}  // namespace
+
+void add_vector_sweep_cases(std::vector<CaseDef> &out, bool quick) {
+  const std::vector<size_t> blocks =
+      quick ? std::vector<size_t>{8, 512}
+            : std::vector<size_t>{8, 64, 512, 4096, 65536};
+  const std::vector<size_t> msgs =
+      quick ? std::vector<size_t>{1024, 65536}
+            : std::vector<size_t>{1024, 32768, 1 << 20, 16 << 20};
+  for (size_t b : blocks)
+    for (size_t m : msgs)
+      if (b <= m) out.push_back(vector_case(b, m));
+}
+
+std::vector<CaseDef> p2p_cases(bool quick) {
+  std::vector<CaseDef> v;
+  add_ddtbench_cases(v);
+  add_vector_sweep_cases(v, quick);
+  return v;
+}
+
+}  // namespace loom_bench
