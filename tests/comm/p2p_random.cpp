@@ -485,7 +485,23 @@ void receiver(Trial &t, int from) {
   EXPECT_MSG(same_except(dst.bytes(), a.bytes(), unwritten), "%s: differs from the "
              "system's receive at %ld", ctx, first_diff(dst.bytes(), a.bytes(), &unwritten));
   if (r.have_status && !mid_element) {
-    const bool el = size > 0 && rt.elements_ok;
+    int bytes = -1;
+    PMPI_Get_count(&r.st, MPI_BYTE, &bytes);
+    const bool whole = size > 0 && bytes >= 0 && bytes % size == 0;
+    const bool el = size > 0 && (rt.elements_ok || whole);
+    if (whole) {
+      // MPI_Get_elements(_x) against the reference's element count, and
+      // against the system's own answer where the system survives asking.
+      MPI_Count e = -1, pe = -2;
+      MPI_Get_elements_x(&r.st, rt.T, &e);
+      EXPECT_MSG(e == bytes / size * rt.L.nelems, "%s: MPI_Get_elements_x %lld, reference %lld",
+                 ctx, (long long)e, (long long)(bytes / size * rt.L.nelems));
+      if (rt.elements_ok) {
+        PMPI_Get_elements_x(&r.st, rt.T, &pe);
+        EXPECT_MSG(e == pe, "%s: MPI_Get_elements_x %lld, system %lld", ctx, (long long)e,
+                   (long long)pe);
+      }
+    }
     Counts c1 = counts_of(r.st, rt.T, el), c2 = counts_of(sa, rt.T, el);
     c2.tag = t.tag;  // the reference messages carry another tag
     EXPECT_MSG(c1 == c2, "%s: status %s, system %s", ctx, str(c1).c_str(), str(c2).c_str());
