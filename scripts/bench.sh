@@ -1,12 +1,22 @@
 #!/bin/sh
-# Runs `loom bench pack` for each MPI flavour, one after the other, and prints
-# their tables: Loom's native engine against a hand loop, the system MPI's own
-# MPI_Pack/MPI_Unpack (through PMPI) and memcpy.
+# Runs Loom's benchmark suites for each MPI flavour and prints one summary
+# table at the end:
+#   pack  `loom bench pack`: Loom's native engine against a hand loop, the
+#         system MPI's MPI_Pack/MPI_Unpack (through PMPI) and memcpy;
+#   p2p   `loom bench p2p` on 2 ranks with libloom-mpi.so preloaded: round
+#         trips and bandwidth of the DDTBench layouts and a vector sweep;
+#   coll  `loom bench coll` on 2 ranks, preloaded: FFT2D transposes
+#         (Alltoall, Alltoallw) and 3D halos (Neighbor_alltoallw).
 #
-#   scripts/bench.sh [BUILD_DIR] [extra `loom bench pack` options...]
+#   scripts/bench.sh [BUILD_DIR] [options for every suite...]
 #
-# BUILD_DIR defaults to ./build (what `make build` produces).  JSON results go
-# to BUILD_DIR/bench-<flavor>.json.  Two flavours at about 30 s each.
+# BUILD_DIR defaults to ./build (what `make build` produces).  Options go to
+# each `loom bench` run (--quick, --stat min, --reps N, --budget S, ...).
+# LOOM_BENCH_SUITES (default "pack p2p coll") and LOOM_BENCH_FLAVORS
+# (default "openmpi mpich") choose what runs.  JSON results go to
+# BUILD_DIR/bench-<suite>-<flavor>.json; the summary is also written to
+# BUILD_DIR/bench-summary.txt.  About 4 minutes in all on a quiet 2-core
+# machine (pack 2 x 30 s, p2p 2 x 45 s, coll 2 x 15 s).
 set -eu
 
 build=${1:-build}
@@ -14,25 +24,66 @@ build=${1:-build}
 
 # Open MPI refuses to run as root without these (harmless for MPICH).
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# A singleton needs no shared-memory single-copy mechanism (and containers
-# often forbid the ptrace-based one).
+# Containers often forbid the ptrace-based single-copy mechanism.
 export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
+# Two ranks on a one-core machine still run (slowly).
+if [ "$(nproc 2>/dev/null || echo 2)" -lt 2 ]; then
+  export OMPI_MCA_rmaps_base_oversubscribe=1
+fi
+
+suites=${LOOM_BENCH_SUITES:-pack p2p coll}
+flavors=${LOOM_BENCH_FLAVORS:-openmpi mpich}
 
 status=0
-ran=0
-for flavor in openmpi mpich; do
-  exe="$build/$flavor/loom"
-  if [ ! -x "$exe" ]; then
-    echo "bench.sh: $exe not found; run 'make build' first" >&2
-    status=1
-    continue
-  fi
-  echo "================================ $flavor ================================"
-  if ! "$exe" bench pack --json "$build/bench-$flavor.json" "$@"; then
-    status=1
-  fi
-  ran=$((ran + 1))
-  echo
+jsons=""
+summary_exe=""
+for suite in $suites; do
+  for flavor in $flavors; do
+    exe="$build/$flavor/loom"
+    lib="$(cd "$build/$flavor" 2>/dev/null && pwd)/libloom-mpi.so"
+    json="$build/bench-$suite-$flavor.json"
+    if [ ! -x "$exe" ]; then
+      echo "bench.sh: $exe not found; run 'make build' first" >&2
+      status=1
+      continue
+    fi
+    summary_exe=$exe
+    echo "================================ $suite: $flavor ================================"
+    rm -f "$json"
+    case $suite in
+      pack)
+        "$exe" bench pack --json "$json" "$@" || status=1
+        ;;
+      p2p|coll)
+        if [ ! -f "$lib" ]; then
+          echo "bench.sh: $lib not found; run 'make build' first" >&2
+          status=1
+          continue
+        fi
+        case $flavor in
+          openmpi)
+            mpiexec.openmpi -n 2 -x LD_PRELOAD="$lib" \
+              "$exe" bench "$suite" --json "$json" "$@" || status=1
+            ;;
+          *)
+            "mpiexec.$flavor" -n 2 env LD_PRELOAD="$lib" \
+              "$exe" bench "$suite" --json "$json" "$@" || status=1
+            ;;
+        esac
+        ;;
+      *)
+        echo "bench.sh: unknown suite '$suite' (pack, p2p, coll)" >&2
+        status=1
+        continue
+        ;;
+    esac
+    [ -f "$json" ] && jsons="$jsons $json"
+    echo
+  done
 done
-[ "$ran" -gt 0 ] || exit 1
+
+[ -n "$jsons" ] || exit 1
+echo "================================ summary ================================"
+# shellcheck disable=SC2086
+"$summary_exe" bench summary $jsons | tee "$build/bench-summary.txt"
 exit $status

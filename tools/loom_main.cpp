@@ -248,8 +248,9 @@ int main(int argc, char **argv) {
       "summary",
       "one table from the JSON files of bench pack / p2p / coll (--json): "
       "geometric-mean time ratios against hand, the system MPI and the bound, "
-      "and the worst case");
+      "and the worst case (medians and fastest samples)");
   summary->add_option("files", summary_files, "JSON files")->required();
+
 
   CLI11_PARSE(app, argc, argv);
   if (summary->parsed()) return loom_bench::print_bench_summary(stdout, summary_files);

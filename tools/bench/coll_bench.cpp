@@ -389,7 +389,7 @@ void run_coll_case(const CollDef &def, const CommTiming &opt, bool use_min,
     list.push_back(&ops[k]);
   }
   row.rounds = time_comm_ops(list, opt, comm);
-  for (int k = 0; k < kCommContenders; ++k) row.t[k] = comm_stat(ops[k], use_min);
+  row.set_times(ops, use_min);
 }
 
 }  // namespace
@@ -431,6 +431,7 @@ int bench_coll(const std::vector<CollDef> &cases, const CommBenchArgs &a,
   info.run = run;
   info.preload = detect_preload();
   info.ranks = size;
+  info.load_start = load_average();
   CommTable t;
   t.key = "coll";
   t.title = "COLLECTIVES";
@@ -449,6 +450,7 @@ int bench_coll(const std::vector<CollDef> &cases, const CommBenchArgs &a,
   if (tty) fmt::print(stderr, "\r\033[K");
   bool ok = true;
   if (rank == 0) {
+    info.load_end = load_average();
     CommSummary s = summarize_comm(t);
     print_comm_header(stdout, info);
     print_comm_table(stdout, t, s, a.plans);

@@ -231,7 +231,7 @@ void run_p2p_case(const CaseDef &def, const CaseParams &params,
     ops.push_back(&rt[k]);
   }
   rtt.rounds = time_comm_ops(ops, opt, pc);
-  for (int k = 0; k < kCommContenders; ++k) rtt.t[k] = comm_stat(rt[k], use_min);
+  rtt.set_times(rt, use_min);
   if (!want_bw) return;
   ops.clear();
   for (int k = 0; k < kCommContenders; ++k) {
@@ -240,7 +240,7 @@ void run_p2p_case(const CaseDef &def, const CaseParams &params,
     ops.push_back(&bwo[k]);
   }
   bw.rounds = time_comm_ops(ops, opt, pc);
-  for (int k = 0; k < kCommContenders; ++k) bw.t[k] = comm_stat(bwo[k], use_min);
+  bw.set_times(bwo, use_min);
 }
 
 // The targets, evaluated on the round-trip table.
@@ -306,6 +306,7 @@ int bench_p2p(const std::vector<CaseDef> &cases, const CommBenchArgs &a,
   info.run = run;
   info.preload = detect_preload();
   info.ranks = 2;
+  info.load_start = load_average();
   CommTable rtt, bw;
   rtt.key = "rtt";
   rtt.title = "ROUND TRIP";
@@ -339,6 +340,7 @@ int bench_p2p(const std::vector<CaseDef> &cases, const CommBenchArgs &a,
     if (tty) fmt::print(stderr, "\r\033[K");
     MPI_Comm_free(&pc);
     if (wrank == 0) {
+      info.load_end = load_average();
       std::vector<CommTable> tables{rtt};
       if (!a.no_bw) tables.push_back(bw);
       std::vector<CommSummary> sums;

@@ -1,10 +1,12 @@
 #include "p2p_harness.h"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 
 #include "harness.h"
 
@@ -153,6 +155,14 @@ PreloadInfo detect_preload() {
   }
   p.preloaded = p.from.find("libloom-mpi") != std::string::npos;
   return p;
+}
+
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string a, b, c;
+  if (!(in >> a >> b >> c)) a = "?", b = "?", c = "?";
+  return a + " " + b + " " + c + " (" + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) +
+         " cores)";
 }
 
 uint64_t mix64(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {

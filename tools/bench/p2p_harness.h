@@ -37,7 +37,7 @@ struct CommTiming {
                               // spent in rounds after the calibration
   int min_rounds = 5;
   int max_rounds = 200;
-  double min_sample_s = 2e-3; // a sample repeats the operation this long
+  double min_sample_s = 5e-4; // a sample repeats the operation this long
   bool quick = false;         // smoke test: two rounds of one operation
 };
 
@@ -75,6 +75,10 @@ struct PreloadInfo {
   std::string from;
 };
 PreloadInfo detect_preload();
+
+// "1.23 0.98 0.75 (2 cores)": /proc/loadavg's 1, 5 and 15-minute load
+// averages and the number of online processors.
+std::string load_average();
 
 // A 64-bit hash of a few integers (deterministic data that a peer can
 // predict: verification oracles of the communication benchmarks).

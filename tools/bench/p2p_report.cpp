@@ -8,6 +8,14 @@
 
 namespace loom_bench {
 
+void CommRow::set_times(const CommOp *ops, bool use_min) {
+  for (int k = 0; k < kCommContenders; ++k) {
+    t_median[k] = comm_stat(ops[k], false);
+    t_min[k] = comm_stat(ops[k], true);
+    t[k] = use_min ? t_min[k] : t_median[k];
+  }
+}
+
 double comm_ratio(const CommRow &r, int other) {
   const double a = r.t[cLoom], b = r.t[other];
   if (std::isnan(a) || std::isnan(b) || b <= 0) return NAN;
@@ -76,6 +84,8 @@ void print_comm_header(std::FILE *f, const CommRunInfo &info) {
              r.quick ? "  |  --quick (smoke test, reduced sizes)" : "");
   fmt::print(f, "MPI_Send from {}{}\n", info.preload.from,
              info.preload.preloaded ? " (Loom drop-in)" : "");
+  fmt::print(f, "load average {} at the start, {} at the end\n", info.load_start,
+             info.load_end);
   if (!info.preload.preloaded)
     fmt::print(f,
                "WARNING: libloom-mpi.so is not preloaded: the Loom column measures "
@@ -198,6 +208,8 @@ bool write_comm_json(const std::string &path, const CommRunInfo &info,
   j["ranks"] = info.ranks;
   j["preloaded"] = info.preload.preloaded;
   j["mpi_send_from"] = info.preload.from;
+  j["load_start"] = info.load_start;
+  j["load_end"] = info.load_end;
   j["units"] = "seconds per operation; ratios are Loom's time over the other's";
   json jt = json::array();
   for (const auto &t : tables) {
@@ -222,6 +234,13 @@ bool write_comm_json(const std::string &path, const CommRunInfo &info,
       json sec;
       for (int c = 0; c < kCommContenders; ++c) sec[comm_contender_name(c)] = jnum(r.t[c]);
       rj["seconds"] = sec;
+      json smed, smin;
+      for (int c = 0; c < kCommContenders; ++c) {
+        smed[comm_contender_name(c)] = jnum(r.t_median[c]);
+        smin[comm_contender_name(c)] = jnum(r.t_min[c]);
+      }
+      rj["seconds_median"] = smed;
+      rj["seconds_min"] = smin;
       rj["loom_over_hand"] = jnum(comm_ratio(r, cHand));
       rj["loom_over_mpi"] = jnum(comm_ratio(r, cSys));
       rj["loom_over_bound"] = jnum(comm_ratio(r, cBound));

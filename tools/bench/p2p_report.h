@@ -27,6 +27,11 @@ struct CommRow {
   std::vector<std::string> mismatches;  // verification; empty when all matched
   std::string error;                    // the case could not be built or run
   double t[kCommContenders] = {NAN, NAN, NAN, NAN};  // seconds per operation
+                                                    // (the reported statistic)
+  double t_median[kCommContenders] = {NAN, NAN, NAN, NAN};
+  double t_min[kCommContenders] = {NAN, NAN, NAN, NAN};
+  // Fills t_median, t_min and t (the median, or the minimum with use_min).
+  void set_times(const CommOp *ops, bool use_min);
 };
 
 struct CommTable {
@@ -65,6 +70,7 @@ struct CommRunInfo {
   RunInfo run;
   PreloadInfo preload;
   int ranks = 0;
+  std::string load_start, load_end;  // load_average() before and after
 };
 
 // Header lines: tool, MPI, ranks, host, date, preload (with a warning when

@@ -225,30 +225,36 @@ namespace loom_bench {
 
 namespace {
 
-struct SummaryLine {
-  std::string suite, flavor, loom;
-  int cases = 0, failed = 0;
-  std::vector<double> hand, mpi, bound;  // time ratios Loom/x
-  double worst = NAN;
+// Time ratios Loom/x of one statistic (medians or fastest samples).
+struct RatioSet {
+  std::vector<double> hand, mpi, bound;
+  double worst = NAN;  // largest Loom / min(hand, MPI)
   std::string worst_case;
-  void best(double r, const std::string &name) {
-    if (std::isnan(r)) return;
-    if (std::isnan(worst) || r > worst) worst = r, worst_case = name;
+  void add(double h, double m, double b, const std::string &name) {
+    for (auto [v, x] : {std::pair{&hand, h}, std::pair{&mpi, m}, std::pair{&bound, b}})
+      if (!std::isnan(x) && x > 0) v->push_back(x);
+    // Loom over the faster of hand and MPI is the larger of the two ratios.
+    double best = NAN;
+    for (double x : {h, m})
+      if (!std::isnan(x) && (std::isnan(best) || x > best)) best = x;
+    if (!std::isnan(best) && (std::isnan(worst) || best > worst)) worst = best, worst_case = name;
   }
 };
 
-double jnum(const nlohmann::json &j, const char *key) {
+struct SummaryLine {
+  std::string suite, flavor, loom;
+  int cases = 0, failed = 0;
+  RatioSet med, min;
+};
+
+double jnum(const nlohmann::json &j, const std::string &key) {
   auto it = j.find(key);
   if (it == j.end() || !it->is_number()) return NAN;
   return it->get<double>();
 }
 
-void push(std::vector<double> &v, double x) {
-  if (!std::isnan(x) && x > 0) v.push_back(x);
-}
-
-// `loom bench pack`: throughput ratios Loom/x, per case and direction;
-// turned into time ratios (x's throughput over Loom's).
+// `loom bench pack`: MB/s per contender, case and direction; a time ratio
+// Loom/x is x's throughput over Loom's.
 void pack_lines(const nlohmann::json &j, std::vector<SummaryLine> &out) {
   SummaryLine l;
   l.suite = "pack (Loom engine)";
@@ -260,22 +266,20 @@ void pack_lines(const nlohmann::json &j, std::vector<SummaryLine> &out) {
     for (const char *dir : {"pack", "unpack"}) {
       if (!c.contains(dir)) continue;
       const auto &d = c[dir];
-      const double h = jnum(d, "loom_over_hand"), m = jnum(d, "loom_over_mpi"),
-                   b = jnum(d, "loom_over_memcpy");
-      push(l.hand, 1 / h);
-      push(l.mpi, 1 / m);
-      push(l.bound, 1 / b);
-      double lo = NAN;
-      for (double x : {h, m})
-        if (!std::isnan(x) && (std::isnan(lo) || x < lo)) lo = x;
-      l.best(1 / lo, c.value("name", "?") + " " + dir);
+      const std::string name = c.value("name", "?") + " " + dir;
+      for (auto [set, suffix] : {std::pair{&l.med, "_median"}, std::pair{&l.min, "_best"}}) {
+        const std::string sfx = suffix;
+        const double lo = jnum(d, "Loom" + sfx);
+        auto over = [&](const char *x) { return jnum(d, x + sfx) / lo; };
+        set->add(over("hand"), over("MPI"), over("memcpy"), name);
+      }
     }
   }
   out.push_back(l);
 }
 
-// `loom bench p2p` / `coll`: per table, every group with more than one
-// table group, then all rows.
+// `loom bench p2p` / `coll`: per table, each case group (when there are
+// several) and then all rows.
 void comm_lines(const nlohmann::json &j, std::vector<SummaryLine> &out) {
   const std::string tool = j.value("tool", "?");
   const std::string suite = tool.substr(tool.rfind(' ') + 1);
@@ -293,17 +297,21 @@ void comm_lines(const nlohmann::json &j, std::vector<SummaryLine> &out) {
     if (groups.size() > 1) sel.push_back("");
     for (const auto &g : sel) {
       SummaryLine l;
-      l.suite = title + (g.empty() ? (groups.size() > 1 ? ": all" : "") : ": " + g);
+      l.suite = title + (g.empty() ? ": all" : ": " + g);
       l.flavor = j.value("flavor", "?");
-      l.loom = pre ? "drop-in (preloaded)" : "NOT PRELOADED";
+      l.loom = pre ? "drop-in" : "NOT PRELOADED";
       for (const auto &r : t["rows"]) {
         if (!g.empty() && r.value("group", "") != g) continue;
         ++l.cases;
         if (!r.value("verified", false)) ++l.failed;
-        push(l.hand, jnum(r, "loom_over_hand"));
-        push(l.mpi, jnum(r, "loom_over_mpi"));
-        push(l.bound, jnum(r, "loom_over_bound"));
-        l.best(jnum(r, "loom_over_best"), r.value("name", "?"));
+        for (auto [set, key] :
+             {std::pair{&l.med, "seconds_median"}, std::pair{&l.min, "seconds_min"}}) {
+          if (!r.contains(key)) continue;
+          const auto &s = r[key];
+          const double lo = jnum(s, "Loom");
+          set->add(lo / jnum(s, "hand"), lo / jnum(s, "MPI"), lo / jnum(s, "bound"),
+                   r.value("name", "?"));
+        }
       }
       out.push_back(l);
     }
@@ -332,20 +340,24 @@ int print_bench_summary(std::FILE *f, const std::vector<std::string> &paths) {
       comm_lines(j, lines);
   }
   fmt::print(f,
-             "SUMMARY: Loom's time over each contender's, geometric means (below 1.00 = "
-             "Loom faster);\n"
-             "worst = the case where Loom is slowest against the better of hand and "
-             "MPI.  bound = memcpy (pack) or the contiguous transfer.\n");
-  fmt::print(f, "{:<30} {:<8} {:>5} | {:>9} {:>8} {:>10} | {:>6} {:<24} | {:<6} {}\n", "suite",
-             "flavor", "cases", "Loom/hand", "Loom/MPI", "Loom/bound", "worst", "(case)",
-             "verify", "Loom =");
-  fmt::print(f, "{:-<30}-{:-<8}-{:->5}-+-{:->9}-{:->8}-{:->10}-+-{:->6}-{:-<24}-+-{:-<6}-{:-<20}\n",
-             "", "", "", "", "", "", "", "", "", "");
+             "SUMMARY: Loom's time over each contender's (below 1.00 = Loom faster), "
+             "geometric means over the cases,\nfrom the medians and from the fastest "
+             "samples; worst = the case where Loom is slowest against the better\nof "
+             "hand and MPI (named for the medians); bound = memcpy (pack) or the "
+             "contiguous transfer (p2p, coll).\n");
+  const char *row = "{:<30} {:<7} {:>5} | {:>6} {:>6} {:>6} {:>6} | {:>6} {:>6} {:>6} {:>6} | {:<20} | {:<6} {}\n";
+  fmt::print(f, fmt::runtime(row), "", "", "", "medians", "", "", "", "fastest", "", "", "", "",
+             "", "");
+  fmt::print(f, fmt::runtime(row), "suite", "flavor", "cases", "L/hand", "L/MPI", "L/bnd",
+             "worst", "L/hand", "L/MPI", "L/bnd", "worst", "worst case (medians)", "verify",
+             "Loom");
+  fmt::print(f, "{:-<30}-{:-<7}-{:->5}-+-{:->6}-{:->6}-{:->6}-{:->6}-+-{:->6}-{:->6}-{:->6}-{:->6}-+-{:-<20}-+-{:-<6}-{:-<16}\n",
+             "", "", "", "", "", "", "", "", "", "", "", "", "", "");
+  auto g = [](const std::vector<double> &v) { return num(geomean(v), "{:.2f}"); };
   for (const auto &l : lines) {
-    fmt::print(f, "{:<30} {:<8} {:>5} | {:>9} {:>8} {:>10} | {:>6} {:<24} | {:<6} {}\n",
-               l.suite, l.flavor, l.cases, num(geomean(l.hand), "{:.2f}"),
-               num(geomean(l.mpi), "{:.2f}"), num(geomean(l.bound), "{:.2f}"),
-               num(l.worst, "{:.2f}"), l.worst_case.substr(0, 24),
+    fmt::print(f, fmt::runtime(row), l.suite, l.flavor, l.cases, g(l.med.hand), g(l.med.mpi),
+               g(l.med.bound), num(l.med.worst, "{:.2f}"), g(l.min.hand), g(l.min.mpi),
+               g(l.min.bound), num(l.min.worst, "{:.2f}"), l.med.worst_case.substr(0, 20),
                l.failed ? fmt::format("{} BAD", l.failed) : "ok", l.loom);
   }
   return status;

@@ -51,8 +51,9 @@ bool write_json(const std::string &path, const RunInfo &info,
 // `loom bench summary`: one table from the JSON files of `loom bench pack`,
 // `p2p` and `coll` (--json): per suite, flavour and case group, the
 // geometric means of Loom's time over the hand loop's, the system MPI's and
-// the bound's, and the worst case against the better of hand and MPI.
-// Returns 1 when a file cannot be read.
+// the bound's, and the worst case against the better of hand and MPI, from
+// the medians and from the fastest samples.  Returns 1 when a file cannot
+// be read.
 int print_bench_summary(std::FILE *f, const std::vector<std::string> &paths);
 
 }  // namespace loom_bench
