@@ -27,6 +27,7 @@
 #include "bench/cases.h"
 #include "bench/coll_bench.h"
 #include "bench/harness.h"
+#include "bench/engine.h"
 #include "bench/p2p_bench.h"
 #include "bench/report.h"
 
@@ -63,7 +64,7 @@ struct BenchPackArgs {
   std::string stat = "median";
 };
 
-// The cases whose name matches `pattern` (POSIX extended regular
+// The cases whose name or group matches `pattern` (POSIX extended regular
 // expression, case-insensitive, matched anywhere), in catalogue order.
 // Returns 2 (with a message) for a bad pattern or no match, 0 otherwise.
 template <typename Def>
@@ -77,7 +78,9 @@ int select_cases(const std::string &pattern, std::vector<Def> all,
     return 2;
   }
   for (auto &c : all)
-    if (regexec(&re, c.name.c_str(), 0, nullptr, 0) == 0) selected.push_back(std::move(c));
+    if (regexec(&re, c.name.c_str(), 0, nullptr, 0) == 0 ||
+        regexec(&re, c.group.c_str(), 0, nullptr, 0) == 0)
+      selected.push_back(std::move(c));
   regfree(&re);
   if (selected.empty()) {
     fmt::print(stderr, "loom: no case matches '{}' (try --list)\n", pattern);
@@ -170,8 +173,9 @@ int bench_coll(const loom_bench::CommBenchArgs &a) {
 // Options shared by `loom bench p2p` and `loom bench coll`.
 void add_comm_options(CLI::App *cmd, loom_bench::CommBenchArgs &a) {
   cmd->add_option("--case", a.case_regex,
-                  "run the cases whose name matches this regular expression "
-                  "(POSIX extended, case-insensitive)");
+                  "run the cases whose name or group matches this regular "
+                  "expression (POSIX extended, case-insensitive, e.g. 'DDTBench', "
+                  "'vec 8B', 'halo')");
   cmd->add_option("--reps", a.reps,
                   "timed rounds per measurement (default: as many as fit in --budget)")
       ->check(CLI::PositiveNumber);
@@ -250,10 +254,18 @@ int main(int argc, char **argv) {
       "geometric-mean time ratios against hand, the system MPI and the bound, "
       "and the worst case (medians and fastest samples)");
   summary->add_option("files", summary_files, "JSON files")->required();
+  bool engine_quick = false;
+  auto *engine = bench->add_subcommand(
+      "engine",
+      "the engine's own costs: commit time against element and block counts, "
+      "and seek (1 MiB packed at random offsets of a 1 GiB indexed layout "
+      "against its first 1 MiB)");
+  engine->add_flag("--quick", engine_quick, "smoke test: small sizes");
 
 
   CLI11_PARSE(app, argc, argv);
   if (summary->parsed()) return loom_bench::print_bench_summary(stdout, summary_files);
+  if (engine->parsed()) return loom_bench::bench_engine(engine_quick);
 
   // Open MPI refuses to start as root without these; a benchmark on a
   // throw-away machine is the common case, and the user's values win.

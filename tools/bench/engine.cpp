@@ -81,7 +81,7 @@ void seek_table(bool quick) {
   // An irregular hindexed layout of 8-byte blocks spread over 1 GiB; only
   // the pages a pack touches become resident.
   const int64_t extent = int64_t(1) << 30, block = 8;
-  const int64_t n = quick ? 1 << 16 : 1 << 22, chunk = 1 << 20;
+  const int64_t n = quick ? 1 << 16 : 1 << 22, chunk = quick ? 1 << 16 : 1 << 20;
   std::mt19937_64 rng(11);
   std::vector<int64_t> d(n);
   const int64_t gap = extent / n;
@@ -120,8 +120,9 @@ void seek_table(bool quick) {
   char plan[128];
   loom_type_plan_string(t, 1, plan, sizeof plan);
   double a = median(first), b = median(random);
-  fmt::print("seek: pack 1 MiB of a 1 GiB-extent indexed layout ({} blocks, plan {})\n", n, plan);
-  fmt::print("  first 1 MiB {:.1f} us, at random offsets {:.1f} us: ratio {:.2f} (target <= 1.2)\n",
+  fmt::print("seek: pack {} KiB of a 1 GiB-extent indexed layout ({} blocks, plan {})\n",
+             chunk >> 10, n, plan);
+  fmt::print("  first range {:.1f} us, at random offsets {:.1f} us: ratio {:.2f} (target <= 1.2)\n",
              a * 1e6, b * 1e6, b / a);
   munmap(buf, extent);
   loom_type_free(t);
