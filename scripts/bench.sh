@@ -26,7 +26,9 @@ build=${1:-build}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # Containers often forbid the ptrace-based single-copy mechanism.
 export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
-# Two ranks on a one-core machine still run (slowly).
+# Each rank is bound to a core of its own (MPI ranks poll: two that share a
+# core wait for each other's time slices).  Two ranks on a one-core machine
+# still run (slowly).
 if [ "$(nproc 2>/dev/null || echo 2)" -lt 2 ]; then
   export OMPI_MCA_rmaps_base_oversubscribe=1
 fi
@@ -62,11 +64,11 @@ for suite in $suites; do
         fi
         case $flavor in
           openmpi)
-            mpiexec.openmpi -n 2 -x LD_PRELOAD="$lib" \
+            mpiexec.openmpi --bind-to core -n 2 -x LD_PRELOAD="$lib" \
               "$exe" bench "$suite" --json "$json" "$@" || status=1
             ;;
           *)
-            "mpiexec.$flavor" -n 2 env LD_PRELOAD="$lib" \
+            "mpiexec.$flavor" -bind-to core -n 2 env LD_PRELOAD="$lib" \
               "$exe" bench "$suite" --json "$json" "$@" || status=1
             ;;
         esac

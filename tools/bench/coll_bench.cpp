@@ -432,6 +432,7 @@ int bench_coll(const std::vector<CollDef> &cases, const CommBenchArgs &a,
   info.preload = detect_preload();
   info.ranks = size;
   info.load_start = load_average();
+  info.binding = cpu_binding(MPI_COMM_WORLD);
   CommTable t;
   t.key = "coll";
   t.title = "COLLECTIVES";

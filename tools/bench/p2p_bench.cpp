@@ -322,6 +322,7 @@ int bench_p2p(const std::vector<CaseDef> &cases, const CommBenchArgs &a,
 
   bool ok = true;
   if (pc != MPI_COMM_NULL) {
+    info.binding = cpu_binding(pc);
     CaseParams params;
     params.quick = a.quick;
     params.rule = native_bounds_rule();

@@ -1,6 +1,7 @@
 #include "p2p_harness.h"
 
 #include <dlfcn.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -163,6 +164,29 @@ std::string load_average() {
   if (!(in >> a >> b >> c)) a = "?", b = "?", c = "?";
   return a + " " + b + " " + c + " (" + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) +
          " cores)";
+}
+
+std::string cpu_binding(MPI_Comm comm) {
+  std::string mine = "?";
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    mine.clear();
+    int ncpu = 0;
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+      if (!CPU_ISSET(c, &set)) continue;
+      int e = c;
+      while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, &set)) ++e;
+      mine += (mine.empty() ? "" : ",") + std::to_string(c) +
+              (e > c ? "-" + std::to_string(e) : "");
+      ncpu += e - c + 1;
+      c = e;
+    }
+    mine = (ncpu == 1 ? "CPU " : "CPUs ") + mine;
+  }
+  std::string out;
+  for (const auto &m : gather_messages({mine}, comm)) out += (out.empty() ? "" : ", ") + m;
+  return out;
 }
 
 uint64_t mix64(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {

@@ -80,6 +80,10 @@ PreloadInfo detect_preload();
 // averages and the number of online processors.
 std::string load_average();
 
+// Where each rank of comm may run, on rank 0: "rank 0: CPU 0, rank 1: CPU 1"
+// (sched_getaffinity; "CPUs 0-1" when a rank is not bound).
+std::string cpu_binding(MPI_Comm comm);
+
 // A 64-bit hash of a few integers (deterministic data that a peer can
 // predict: verification oracles of the communication benchmarks).
 uint64_t mix64(uint64_t a, uint64_t b = 0, uint64_t c = 0, uint64_t d = 0);

@@ -84,8 +84,8 @@ void print_comm_header(std::FILE *f, const CommRunInfo &info) {
              r.quick ? "  |  --quick (smoke test, reduced sizes)" : "");
   fmt::print(f, "MPI_Send from {}{}\n", info.preload.from,
              info.preload.preloaded ? " (Loom drop-in)" : "");
-  fmt::print(f, "load average {} at the start, {} at the end\n", info.load_start,
-             info.load_end);
+  fmt::print(f, "load average {} at the start, {} at the end; {}\n", info.load_start,
+             info.load_end, info.binding);
   if (!info.preload.preloaded)
     fmt::print(f,
                "WARNING: libloom-mpi.so is not preloaded: the Loom column measures "
@@ -210,6 +210,7 @@ bool write_comm_json(const std::string &path, const CommRunInfo &info,
   j["mpi_send_from"] = info.preload.from;
   j["load_start"] = info.load_start;
   j["load_end"] = info.load_end;
+  j["binding"] = info.binding;
   j["units"] = "seconds per operation; ratios are Loom's time over the other's";
   json jt = json::array();
   for (const auto &t : tables) {

@@ -71,6 +71,7 @@ struct CommRunInfo {
   PreloadInfo preload;
   int ranks = 0;
   std::string load_start, load_end;  // load_average() before and after
+  std::string binding;                // cpu_binding()
 };
 
 // Header lines: tool, MPI, ranks, host, date, preload (with a warning when
