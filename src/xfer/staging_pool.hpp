@@ -29,8 +29,11 @@ struct Buffer {
 class StagingPool {
  public:
   struct Limits {
-    size_t max_pooled_buffer = size_t(4) << 20;  // larger: allocate + free
-    size_t max_cached_bytes = size_t(64) << 20;  // idle bytes kept overall
+    // Large enough that the messages where staging costs most (MiBs, where
+    // a fresh buffer costs a page fault per 4 KiB on every message) are
+    // pooled; the idle total stays bounded by max_cached_bytes.
+    size_t max_pooled_buffer = size_t(32) << 20;  // larger: allocate + free
+    size_t max_cached_bytes = size_t(128) << 20;  // idle bytes kept overall
     unsigned per_class = 16;                     // idle buffers per class
   };
 

@@ -70,6 +70,15 @@ struct Trial {
   int tag = 0;
   size_t phase_s = 0, phase_r = 0;
   Span sps{0, 0}, spr{0, 0};
+  // Whether the system alone repeats the exchange as the second oracle.
+  // Not for byte messages that end inside an instance: the system's typed
+  // receive cannot take them (MPICH: MPI_ERR_TRUNCATE; Open MPI 4.1.4
+  // overruns a buffer in opal_generic_simple_unpack, e.g. 29 bytes into
+  // struct([2,3],[8,32],[2integer,c_long_double_complex])).
+  bool sys_ref() const {
+    const int64_t size = rt.L.size;
+    return rt.sys_ok && !(nbytes >= 0 && size > 0 && nbytes % size != 0);
+  }
   bool truncated() const {
     int64_t sent = nbytes >= 0 ? nbytes : cs * rt.L.size;
     return sent > cr * rt.L.size;
@@ -165,9 +174,14 @@ int complete(MPI_Request *req, int how, MPI_Status *st) {
       return rc;
     case 2:
       pair_up();
+      sts[1].MPI_ERROR = MPI_SUCCESS;
       rc = MPI_Waitall(2, pair, st ? sts : MPI_STATUSES_IGNORE);
       if (st) *st = sts[1];
-      if (rc == MPI_ERR_IN_STATUS) rc = sts[1].MPI_ERROR;
+      // Open MPI 4.1.4 returns MPI_SUCCESS from MPI_Waitall for a persistent
+      // receive that had already completed truncated (the status says
+      // MPI_ERR_TRUNCATE; a plain PMPI program shows it, depending on
+      // timing): the status is the outcome then.
+      if (rc == MPI_ERR_IN_STATUS || (rc == MPI_SUCCESS && st)) rc = sts[1].MPI_ERROR;
       *req = pair[1];
       return rc;
     case 3:
@@ -195,10 +209,11 @@ int complete(MPI_Request *req, int how, MPI_Status *st) {
       return rc;
     case 5:
       pair_up();
+      sts[1].MPI_ERROR = MPI_SUCCESS;
       do rc = MPI_Testall(2, pair, &flag, st ? sts : MPI_STATUSES_IGNORE);
       while (rc == MPI_SUCCESS && !flag);
       if (st) *st = sts[1];
-      if (rc == MPI_ERR_IN_STATUS) rc = sts[1].MPI_ERROR;
+      if (rc == MPI_ERR_IN_STATUS || (rc == MPI_SUCCESS && st)) rc = sts[1].MPI_ERROR;  // as above
       *req = pair[1];
       return rc;
     case 6:
@@ -311,7 +326,7 @@ void sender(Trial &t, int dest) {
     EXPECT_MSG(src.bytes() == before, "seed %" PRIu64 " %s modified the send buffer",
                t.seed, kSendName[t.sm]);
   // The same message by the system alone, twice (for the unwritten mask).
-  if (rt.sys_ok)
+  if (t.sys_ref())
     for (int k = 0; k < 2; ++k) {
       if (t.sm == S_BYTES) PMPI_Send(stream.data(), (int)t.nbytes, MPI_BYTE, dest, kRefTag, g_data);
       else PMPI_Send(src.origin(), cs, rt.T, dest, kRefTag, g_data);
@@ -426,9 +441,9 @@ void receiver(Trial &t, int from) {
                                          : kRecvName[t.rm];
   char ctx[360];
   std::snprintf(ctx, sizeof ctx,
-                "seed %" PRIu64 " %s -> %s cs %" PRId64 " cr %" PRId64 " bytes %" PRId64
-                "%s%s: %.200s",
-                t.seed, t.ex ? what : kSendName[t.sm], what, t.cs, t.cr, t.nbytes,
+                "seed %" PRIu64 " %s -> %s (how %d) cs %" PRId64 " cr %" PRId64
+                " bytes %" PRId64 "%s%s: %.200s",
+                t.seed, t.ex ? what : kSendName[t.sm], what, t.wait_how, t.cs, t.cr, t.nbytes,
                 t.any_src ? " ANY_SOURCE" : "", t.any_tag ? " ANY_TAG" : "",
                 rt.desc.c_str());
   if (g_trace) std::fprintf(stderr, "%s\n", ctx);
@@ -463,7 +478,7 @@ void receiver(Trial &t, int from) {
     EXPECT_MSG(r.early == dst.bytes(), "%s: buffer incomplete when Request_get_status "
                "reported completion", ctx);
   // Oracle 2: the system doing the same exchange.
-  if (!rt.sys_ok) return;
+  if (!t.sys_ref()) return;
   Buf a(t.spr, t.phase_r), b(t.spr, t.phase_r);
   a.g.fill(t.seed ^ 3);
   b.g.fill(t.seed ^ 3);
@@ -471,20 +486,14 @@ void receiver(Trial &t, int from) {
   MPI_Status sa, sb;
   int ra = PMPI_Recv(a.origin(), (int)t.cr, rt.T, from, kRefTag, g_data, &sa);
   PMPI_Recv(b.origin(), (int)t.cr, rt.T, from, kRefTag, g_data, &sb);
-  // A message that ends inside a basic element does not match the receive
-  // type's signature: MPICH then reports MPI_ERR_TRUNCATE (for a short
-  // message); Loom delivers the bytes that came, so only the bytes are
-  // compared (where the system wrote them).
-  const bool mid_element = size > 0 && sent % size != 0 && t.sm == S_BYTES;
-  if (!mid_element)
-    EXPECT_MSG(err_class(ra) == err_class(r.rc), "%s: rc class %d, system %d", ctx,
-               err_class(r.rc), err_class(ra));
+  EXPECT_MSG(err_class(ra) == err_class(r.rc), "%s: rc class %d, system %d", ctx,
+             err_class(r.rc), err_class(ra));
   if (!injective || trunc) return;
   ++g_sys_checked;
   auto unwritten = differing(a.bytes(), b.bytes());
   EXPECT_MSG(same_except(dst.bytes(), a.bytes(), unwritten), "%s: differs from the "
              "system's receive at %ld", ctx, first_diff(dst.bytes(), a.bytes(), &unwritten));
-  if (r.have_status && !mid_element) {
+  if (r.have_status) {
     int bytes = -1;
     PMPI_Get_count(&r.st, MPI_BYTE, &bytes);
     const bool whole = size > 0 && bytes >= 0 && bytes % size == 0;
