@@ -46,8 +46,8 @@ int allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int 
     R.blocks[(size_t)in.rank].skip = true;  // already in place
   }
   if (R.on && v) R.make_wire(false, false);
-  return call.finish(sys(S.buf(sbuf), S.count(scount), S.type(stype), R.buf(rbuf),
-                         R.count(rcount), R.counts(rcounts), R.displs(displs),
+  return call.finish(sys(S.buf(sbuf), scount, S.type(stype), R.buf(rbuf),
+                         rcount, R.counts(rcounts), R.displs(displs),
                          R.type(rtype)));
 }
 
@@ -108,8 +108,8 @@ int alltoall(Variant var, const void *sbuf, int scount, const int *scounts,
     if (S.on) S.make_wire(var == Variant::w, false);
     if (R.on) R.make_wire(var == Variant::w, false);
   }
-  return call.finish(sys(S.buf(sbuf), S.count(scount), S.counts(scounts), S.displs(sdispls),
-                         S.type(stype), S.types(stypes), R.buf(rbuf), R.count(rcount),
+  return call.finish(sys(S.buf(sbuf), scount, S.counts(scounts), S.displs(sdispls),
+                         S.type(stype), S.types(stypes), R.buf(rbuf), rcount,
                          R.counts(rcounts), R.displs(rdispls), R.type(rtype),
                          R.types(rtypes)));
 }

@@ -1,6 +1,8 @@
 // Planning, packing and unpacking the per-peer blocks of a collective side.
 #include "coll_blocks.hpp"
 
+#include "coll_wire.hpp"
+
 #include <climits>
 
 namespace loom_mpi {
@@ -49,8 +51,10 @@ int leave(Staged *out) {
 int plan_side(const SideSpec &s, Staged *out) {
   out->on = false;
   out->total = 0;
-  out->each = 0;
+  out->unit = 1;
+  out->wtype = MPI_BYTE;
   if (s.n <= 0) return MPI_SUCCESS;
+  int64_t unit = 0;  // one-type sides: the type's size
   out->blocks.assign((size_t)s.n, Block());
   bool loom_needed = false;
   size_t total = 0;
@@ -72,6 +76,7 @@ int plan_side(const SideSpec &s, Staged *out) {
     // Declined types, and one contiguous type for the whole side, go to the
     // system as they are.
     if (!m->type || (m->contig && !s.types)) return leave(out);
+    if (!s.types) unit = m->size;
     int64_t d;
     if (!displ_of(s, i, m->extent, &d)) return leave(out);
     // Integer arithmetic: with MPI_BOTTOM the displacement is the address.
@@ -91,9 +96,13 @@ int plan_side(const SideSpec &s, Staged *out) {
     if (total > (size_t)INT_MAX) return leave(out);
   }
   if (!loom_needed) return leave(out);
+  if (unit > 1) {
+    out->wtype = unit_type(unit);
+    if (out->wtype == MPI_DATATYPE_NULL) return leave(out);
+    out->unit = unit;
+  }
   out->on = true;
   out->total = total;
-  out->each = (int64_t)out->blocks[0].side.bytes;
   return MPI_SUCCESS;
 }
 
@@ -104,14 +113,15 @@ void Staged::make_wire(bool types, bool aint_displs) {
     wadispls.resize(n);
   else
     wdispls.resize(n);
+  // Every block is a whole number of units: the counts are the program's.
   for (size_t i = 0; i < n; ++i) {
-    wcounts[i] = (int)blocks[i].side.bytes;
+    wcounts[i] = (int)((int64_t)blocks[i].side.bytes / unit);
     if (aint_displs)
-      wadispls[i] = (MPI_Aint)blocks[i].off;
+      wadispls[i] = (MPI_Aint)((int64_t)blocks[i].off / unit);
     else
-      wdispls[i] = (int)blocks[i].off;
+      wdispls[i] = (int)((int64_t)blocks[i].off / unit);
   }
-  if (types) wtypes.assign(n, MPI_BYTE);
+  if (types) wtypes.assign(n, wtype);
 }
 
 int pack_blocks(const Staged &s, int only) {

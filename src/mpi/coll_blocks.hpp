@@ -6,9 +6,10 @@
 // displacement of the user's buffer.  When a side's type is not contiguous
 // the drop-in packs every peer's block with Loom into one staging buffer
 // (blocks back to back, in peer order) and hands the system the same
-// collective over MPI_BYTE with byte counts and displacements: the packed
-// stream is the MPI typemap order, so peers that pass their own datatypes
-// (or run without Loom) still see the bytes they expect.
+// collective over contiguous bytes (coll_wire.hpp: elements of the type's
+// size, or MPI_BYTE with byte counts and displacements for the w
+// variants): the packed stream is the MPI typemap order, so peers that pass
+// their own datatypes (or run without Loom) still see the bytes they expect.
 #pragma once
 #include "requests.hpp"
 
@@ -75,27 +76,29 @@ struct Block {
 
 // A staged side, with the wire arguments handed to the system in its place
 // (they live as long as the call: a nonblocking collective may read them
-// until it completes).
+// until it completes).  Blocks go as `unit` elements of `unit` bytes (see
+// coll_wire.hpp): the type's size for one-type sides, so wire counts equal
+// the program's counts; 1 (MPI_BYTE) for the w variants.
 struct Staged {
   bool on = false;  // staged; otherwise the user's arguments go as they are
   std::vector<Block> blocks;
   size_t total = 0;      // packed bytes of all blocks (<= INT_MAX)
-  int64_t each = 0;      // bytes of one block (uniform sides: the wire count)
+  int64_t unit = 1;      // bytes per wire element
+  MPI_Datatype wtype = MPI_BYTE;
   char *data = nullptr;  // this side's part of the staging buffer
   std::vector<int> wcounts, wdispls;
   std::vector<MPI_Aint> wadispls;
   std::vector<MPI_Datatype> wtypes;
 
-  // Builds the per-block wire arrays: byte counts, byte displacements into
-  // data (int, or MPI_Aint for Neighbor_alltoallw), and MPI_BYTE per block
-  // when `types` (the w variants).
+  // Builds the per-block wire arrays: counts and displacements into data in
+  // units (int, or MPI_Aint bytes for Neighbor_alltoallw), and the wire
+  // type per block when `types` (the w variants).
   void make_wire(bool types, bool aint_displs);
 
   // The argument to hand the system: the wire form when staged, else the
-  // user's own.
+  // user's own.  Counts of one-type sides are the program's either way.
   void *buf(const void *user) const { return const_cast<void *>(on ? data : user); }
-  int count(int user) const { return on ? (int)each : user; }
-  MPI_Datatype type(MPI_Datatype user) const { return on ? MPI_BYTE : user; }
+  MPI_Datatype type(MPI_Datatype user) const { return on ? wtype : user; }
   const int *counts(const int *user) const { return on ? wcounts.data() : user; }
   const int *displs(const int *user) const { return on ? wdispls.data() : user; }
   const MPI_Aint *displs(const MPI_Aint *user) const { return on ? wadispls.data() : user; }

@@ -13,6 +13,31 @@ using namespace loom_mpi::coll;
 
 namespace {
 
+#if defined(MPICH) && LOOM_MPI_HAVE_LARGE_COUNT
+// MPICH 4.0.2 widens the int count arrays of (I)Neighbor_alltoallw to
+// MPI_Aint with the in- and out-degree swapped (pmodels/mpich#6233, fixed
+// after 4.0.2): on a graph where a process's degrees differ, counts are
+// lost or read past the arrays and no data (or garbage) moves.  The
+// large-count forms take MPI_Count arrays as they are, so the call goes
+// there.  MPICH builds the schedule of the nonblocking form during the
+// call, so the converted arrays need not outlive it.
+int neighbor_alltoallw_c(const void *sb, const int *scs, const MPI_Aint *sds,
+                         const MPI_Datatype *sts, void *rb, const int *rcs,
+                         const MPI_Aint *rds, const MPI_Datatype *rts, int outdeg,
+                         int indeg, MPI_Comm comm, MPI_Request *req) {
+  std::vector<MPI_Count> sc((size_t)outdeg + 1), rc((size_t)indeg + 1);
+  for (int k = 0; k < outdeg; ++k) sc[(size_t)k] = scs[k];
+  for (int k = 0; k < indeg; ++k) rc[(size_t)k] = rcs[k];
+  return req ? PMPI_Ineighbor_alltoallw_c(sb, sc.data(), sds, sts, rb, rc.data(), rds, rts,
+                                          comm, req)
+             : PMPI_Neighbor_alltoallw_c(sb, sc.data(), sds, sts, rb, rc.data(), rds, rts,
+                                         comm);
+}
+#define LOOM_NEIGHBOR_W_DEGREE_FIX 1
+#else
+#define LOOM_NEIGHBOR_W_DEGREE_FIX 0
+#endif
+
 void skip_proc_null(Staged &s, const std::vector<int> &peers) {
   if (!s.on) return;
   for (size_t i = 0; i < s.blocks.size(); ++i)
@@ -51,8 +76,8 @@ int neighbor_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *r
   const Staged &S = call.send();
   Staged &R = call.recv();
   if (R.on && v) R.make_wire(false, false);
-  return call.finish(sys(S.buf(sbuf), S.count(scount), S.type(stype), R.buf(rbuf),
-                         R.count(rcount), R.counts(rcounts), R.displs(displs),
+  return call.finish(sys(S.buf(sbuf), scount, S.type(stype), R.buf(rbuf),
+                         rcount, R.counts(rcounts), R.displs(displs),
                          R.type(rtype)));
 }
 
@@ -64,6 +89,7 @@ int neighbor_alltoall(Variant var, const void *sbuf, int scount, const int *scou
                       const int *rcounts, const int *rdispls, const MPI_Aint *radispls,
                       MPI_Datatype rtype, const MPI_Datatype *rtypes, MPI_Comm comm,
                       MPI_Request *req) {
+  int indeg = -1, outdeg = -1;  // known once asked (the w form asks first)
   auto sys = [&](const void *sb, int sc, const int *scs, const int *sds,
                  const MPI_Aint *sas, MPI_Datatype st, const MPI_Datatype *sts, void *rb,
                  int rc, const int *rcs, const int *rds, const MPI_Aint *ras,
@@ -76,6 +102,11 @@ int neighbor_alltoall(Variant var, const void *sbuf, int scount, const int *scou
         return req ? PMPI_Ineighbor_alltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm, req)
                    : PMPI_Neighbor_alltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm);
       default:
+#if LOOM_NEIGHBOR_W_DEGREE_FIX
+        if (indeg >= 0 && indeg != outdeg && (outdeg == 0 || scs) && (indeg == 0 || rcs))
+          return neighbor_alltoallw_c(sb, scs, sas, sts, rb, rcs, ras, rts, outdeg, indeg,
+                                      comm, req);
+#endif
         return req ? PMPI_Ineighbor_alltoallw(sb, scs, sas, sts, rb, rcs, ras, rts, comm, req)
                    : PMPI_Neighbor_alltoallw(sb, scs, sas, sts, rb, rcs, ras, rts, comm);
     }
@@ -85,8 +116,10 @@ int neighbor_alltoall(Variant var, const void *sbuf, int scount, const int *scou
                rcounts, rdispls, radispls, rtype, rtypes);
   };
   if (var != Variant::w && known_pass(stype) && known_pass(rtype)) return unchanged();
-  int indeg = 0, outdeg = 0;
-  if (!comm_enabled() || !degrees(comm, &indeg, &outdeg)) return unchanged();
+  if (!comm_enabled() || !degrees(comm, &indeg, &outdeg)) {
+    indeg = outdeg = -1;
+    return unchanged();
+  }
   const bool v = var != Variant::uniform, w = var == Variant::w;
   if (v && ((outdeg > 0 && (!scounts || (w ? !sadispls : !sdispls))) ||
             (indeg > 0 && (!rcounts || (w ? !radispls : !rdispls)))))
@@ -109,9 +142,9 @@ int neighbor_alltoall(Variant var, const void *sbuf, int scount, const int *scou
     if (S.on) S.make_wire(w, w);
     if (R.on) R.make_wire(w, w);
   }
-  return call.finish(sys(S.buf(sbuf), S.count(scount), S.counts(scounts), S.displs(sdispls),
+  return call.finish(sys(S.buf(sbuf), scount, S.counts(scounts), S.displs(sdispls),
                          S.displs(sadispls), S.type(stype), S.types(stypes), R.buf(rbuf),
-                         R.count(rcount), R.counts(rcounts), R.displs(rdispls),
+                         rcount, R.counts(rcounts), R.displs(rdispls),
                          R.displs(radispls), R.type(rtype), R.types(rtypes)));
 }
 

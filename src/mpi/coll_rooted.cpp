@@ -30,7 +30,7 @@ int bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
   if (rc != MPI_SUCCESS) return raise(comm, rc);
   if (!call.staged() || !call.start()) return sys(buf, count, type);
   const Staged &x = at_root ? call.send() : call.recv();
-  return call.finish(sys(x.buf(buf), x.count(count), x.type(type)));
+  return call.finish(sys(x.buf(buf), count, x.type(type)));
 }
 
 // Gather and Gatherv: one send block, and at the root one receive block per
@@ -79,8 +79,8 @@ int gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rco
   const Staged &S = call.send();
   Staged &R = call.recv();
   if (R.on && v) R.make_wire(false, false);
-  return call.finish(sys(S.buf(sbuf), S.count(scount), S.type(stype), R.buf(rbuf),
-                         R.count(rcount), R.counts(rcounts), R.displs(displs),
+  return call.finish(sys(S.buf(sbuf), scount, S.type(stype), R.buf(rbuf),
+                         rcount, R.counts(rcounts), R.displs(displs),
                          R.type(rtype)));
 }
 
@@ -130,8 +130,8 @@ int scatter(const void *sbuf, int scount, bool v, const int *scounts, const int 
   Staged &S = call.send();
   const Staged &R = call.recv();
   if (S.on && v) S.make_wire(false, false);
-  return call.finish(sys(S.buf(sbuf), S.count(scount), S.counts(scounts), S.displs(displs),
-                         S.type(stype), R.buf(rbuf), R.count(rcount), R.type(rtype)));
+  return call.finish(sys(S.buf(sbuf), scount, S.counts(scounts), S.displs(displs),
+                         S.type(stype), R.buf(rbuf), rcount, R.type(rtype)));
 }
 
 }  // namespace
