@@ -142,6 +142,9 @@ int main(int argc, char **argv) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  // Constructors the system refuses report through MPI_COMM_WORLD
+  // (to_mpi() skips those types).
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   g_rank = rank;
   if (!dropin_active()) failf("the drop-in is not in front of the system MPI");
   if (provided < MPI_THREAD_MULTIPLE || size < 2) {
