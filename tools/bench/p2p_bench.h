@@ -29,8 +29,10 @@ struct CommBenchArgs {
 };
 
 // Vectors of doubles, blocks of `block` bytes every 2*block bytes, `msg`
-// packed bytes: the sweep (blocks 8 B..64 KiB, messages 1 KiB..16 MiB;
-// a smaller grid with quick).  Group "Vector sweep".
+// packed bytes: the sweep, blocks 8 B, 64 B, 512 B, 4 KiB, 64 KiB x
+// messages 1 KiB, 32 KiB, 1 MiB (block <= message) and 16 MiB messages of
+// 8 B, 512 B and 64 KiB blocks (blocks 8 and 512 B x 1 and 64 KiB with
+// quick).  Group "Vector sweep".
 void add_vector_sweep_cases(std::vector<CaseDef> &out, bool quick);
 
 // The p2p catalogue: the DDTBench layouts, then the vector sweep.
