@@ -18,6 +18,7 @@ int send_staged(SendFn sys, const void *buf, int count, MPI_Datatype dt,
   loom::xfer::Buffer b = staging_pool().acquire(s.bytes);
   if (!b.data || pack_side(s, b.data) != MPI_SUCCESS) {
     // Out of memory (or a plan Loom cannot run): the system's own path.
+    note("send of %zu bytes: no staging, system datatype path", s.bytes);
     staging_pool().release(b);
     return sys(buf, count, dt, dest, tag, comm);
   }
