@@ -103,7 +103,12 @@ namespace {
 // Completes req through the drop-in's completion call number `how`.
 int complete(MPI_Request *req, int how) {
   int flag = 0, idx = -1, n = 0, rc = MPI_SUCCESS;
+  // Status memory as a program may hand it over: never initialized.  The
+  // system need not write the status of a collective request (MPICH 4.0.2's
+  // Request_get_status does not), so nothing may be read from it but what
+  // the call itself sets.
   MPI_Status st;
+  std::memset(&st, 0xff, sizeof st);
   switch (how % 9) {
     case 0: return MPI_Wait(req, MPI_STATUS_IGNORE);
     case 1:
