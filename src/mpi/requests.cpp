@@ -116,10 +116,13 @@ size_t arrived(const MPI_Status *st, int err, bool partial, size_t cap) {
   int cls = err;
   if (err != MPI_SUCCESS) PMPI_Error_class(err, &cls);
   if (cls != MPI_SUCCESS && cls != MPI_ERR_TRUNCATE) return 0;
+  // Collectives: whole steps, and the status is not read at all (the
+  // system need not write it for a collective request: MPICH 4.0.2's
+  // Request_get_status leaves it as it was; nor can they be cancelled).
+  if (!partial && cls == MPI_SUCCESS) return SIZE_MAX;
   int cancelled = 0;
   PMPI_Test_cancelled(st, &cancelled);
   if (cancelled) return 0;
-  if (!partial && cls == MPI_SUCCESS) return SIZE_MAX;
   return received_bytes(st, cap);
 }
 
