@@ -567,7 +567,7 @@ int main(int argc, char **argv) {
   if (rank == 0)
     std::printf("%ld trials, %ld types used (modes: %ld blocking, %ld nonblocking, "
                 "%ld mixed blocking, %ld mixed nonblocking); %ld rank-results matched "
-                "only the system's other kind of call (MPICH datatype bug)\n",
+                "only the system's other kind of call\n",
                 trials, used, modes[0], modes[1], modes[2], modes[3], dis_all);
   int f = failures(), all = 0;
   MPI_Allreduce(&f, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
