@@ -245,41 +245,49 @@ void run_p2p_case(const CaseDef &def, const CaseParams &params,
   bw.set_times(bwo, use_min);
 }
 
-// The issue's targets, evaluated on the round-trip table.
+// The issue's targets, evaluated on the round-trip table, from the medians
+// and from the fastest samples (steadier on a loaded machine).
 void print_p2p_targets(std::FILE *f, const CommRunInfo &info, const CommTable &rtt) {
   const bool mpich = info.run.flavor == "mpich";
   const double gm_target = mpich ? 2.0 : 1.5;
-  std::vector<double> vs_mpi;
-  std::vector<std::string> above;
   int ddt = 0;
-  for (const auto &r : rtt.rows) {
-    if (r.group != "DDTBench" || !r.error.empty()) continue;
-    ++ddt;
-    const double rm = comm_ratio(r, cSys);
-    if (!std::isnan(rm)) vs_mpi.push_back(rm);
-    const double best = comm_ratio_best(r);
-    if (!std::isnan(best) && best > kCommBestTarget)
-      above.push_back(fmt::format("{} {:.2f}x", r.name, best));
-  }
+  for (const auto &r : rtt.rows) ddt += r.group == "DDTBench" && r.error.empty();
   if (ddt == 0) return;
   fmt::print(f, "\ntargets (issue 3; round trips, DDTBench layouts):\n");
-  if (above.empty()) {
-    fmt::print(f, "  MET     every layout within {:.2f}x the better of hand and MPI ({} layouts)\n",
-               kCommBestTarget, ddt);
-  } else {
-    std::string list;
-    for (const auto &a : above) list += (list.empty() ? "" : ", ") + a;
-    fmt::print(f, "  MISSED  within {:.2f}x the better of hand and MPI on {} of {} layouts: {}\n",
-               kCommBestTarget, above.size(), ddt, list);
+  for (int use_min = 0; use_min < 2; ++use_min) {
+    std::vector<double> vs_mpi;
+    std::vector<std::string> above;
+    for (const auto &r : rtt.rows) {
+      if (r.group != "DDTBench" || !r.error.empty()) continue;
+      CommRow x = r;  // the statistic's times in t
+      for (int k = 0; k < kCommContenders; ++k) x.t[k] = use_min ? r.t_min[k] : r.t_median[k];
+      const double rm = comm_ratio(x, cSys);
+      if (!std::isnan(rm)) vs_mpi.push_back(rm);
+      const double best = comm_ratio_best(x);
+      if (!std::isnan(best) && best > kCommBestTarget)
+        above.push_back(fmt::format("{} {:.2f}x", r.name, best));
+    }
+    const char *stat = use_min ? "fastest" : "medians";
+    if (above.empty()) {
+      fmt::print(f, "  {:<7}  MET     every layout within {:.2f}x the better of hand and MPI\n",
+                 stat, kCommBestTarget);
+    } else {
+      std::string list;
+      for (const auto &a : above) list += (list.empty() ? "" : ", ") + a;
+      fmt::print(f, "  {:<7}  MISSED  {} of {} layouts above {:.2f}x the better of hand and "
+                    "MPI: {}\n",
+                 stat, above.size(), ddt, kCommBestTarget, list);
+    }
+    const double gm = geomean(vs_mpi);
+    if (!std::isnan(gm))
+      fmt::print(f, "  {:<7}  {}  geometric mean {:.2f}x faster than the native {} datatype "
+                    "path (target {:.1f}x)\n",
+                 stat, 1.0 / gm >= gm_target ? "MET   " : "MISSED", 1.0 / gm, info.run.mpi,
+                 gm_target);
   }
-  const double gm = geomean(vs_mpi);
-  if (!std::isnan(gm))
-    fmt::print(f, "  {}  geometric mean {:.2f}x faster than the native {} datatype path "
-                  "(target {:.1f}x)\n",
-               1.0 / gm >= gm_target ? "MET   " : "MISSED", 1.0 / gm, info.run.mpi, gm_target);
   for (const auto &r : rtt.rows)
     if (r.name == "vec 8B 1MiB" && r.error.empty())
-      fmt::print(f, "  reference, 1 MiB of 8-byte blocks one way (half a round trip): "
+      fmt::print(f, "  reference, 1 MiB of 8-byte blocks one way (half a round trip, medians): "
                     "Loom {:.0f} us, MPI {:.0f} us, hand {:.0f} us, contiguous {:.0f} us\n",
                  r.t[cLoom] * 5e5, r.t[cSys] * 5e5, r.t[cHand] * 5e5, r.t[cBound] * 5e5);
 }
