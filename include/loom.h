@@ -146,6 +146,14 @@ int64_t loom_type_num_elements(loom_type t);
  *  other words, count instances can be moved with one memcpy. */
 int loom_type_is_contiguous(loom_type t);
 loom_combiner loom_type_combiner(loom_type t);
+/** Contiguous byte runs one instance of the committed type moves (gaps
+ *  between them; runs of consecutive instances may merge further), 0 for an
+ *  empty type; saturates at INT64_MAX.  size / runs is the mean run length
+ *  that decides how cheap a layout is to move element-wise. */
+int64_t loom_type_num_runs(loom_type t);
+/** The primitive every element of the type is, or -1 when it mixes
+ *  primitives (or has none). */
+int loom_type_element(loom_type t);
 /** Writes the committed plan for @p count instances as one line
  *  (e.g. "vec(1048576,+8,blk8)"); returns the length it needs. */
 size_t loom_type_plan_string(loom_type t, int64_t count, char *buf,

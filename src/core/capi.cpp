@@ -35,6 +35,11 @@ int loom_type_is_committed(loom_type t) { return usable(t); }
 int64_t loom_type_size(loom_type t) { return t ? t->size : 0; }
 int64_t loom_type_num_elements(loom_type t) { return t ? t->nelems : 0; }
 loom_combiner loom_type_combiner(loom_type t) { return t ? t->combiner : LOOM_COMBINER_NAMED; }
+int loom_type_element(loom_type t) { return t ? t->homogeneous : -1; }
+
+int64_t loom_type_num_runs(loom_type t) {
+  return usable(t) ? loom::plan_runs(loom::type_plan(t).get()) : 0;
+}
 
 void loom_type_extent(loom_type t, int64_t *lb, int64_t *extent) {
   if (lb) *lb = t ? t->lb : 0;

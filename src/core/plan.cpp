@@ -100,6 +100,24 @@ bool split_short_runs(std::vector<int64_t> &disp, std::vector<int64_t> &lens) {
 
 }  // namespace
 
+int64_t plan_runs(const Node *n) {
+  if (!n) return 0;
+  int64_t r = 0;
+  switch (n->kind) {
+    case Kind::Block: return 1;
+    case Kind::IdxV: return n->count;
+    case Kind::Vec:
+    case Kind::Idx:
+      if (__builtin_mul_overflow(n->count, plan_runs(n->child.get()), &r)) return INT64_MAX;
+      return r;
+    case Kind::Struct:
+      for (const NodeP &k : n->kids)
+        if (__builtin_add_overflow(r, plan_runs(k.get()), &r)) return INT64_MAX;
+      return r;
+  }
+  return r;
+}
+
 NodeP shifted(const NodeP &n, int64_t delta) {
   if (!n || delta == 0) return n;
   auto c = std::make_shared<Node>(*n);

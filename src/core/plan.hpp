@@ -58,6 +58,9 @@ NodeP mk_struct(std::vector<int64_t> disp, std::vector<NodeP> kids);
 /// The same plan placed `delta` bytes further.
 NodeP shifted(const NodeP &n, int64_t delta);
 
+/// Contiguous runs one instance of `n` moves (saturating; 0 for nullptr).
+int64_t plan_runs(const Node *n);
+
 /// One-line readable form, e.g. "vec(1024,+8,blk4)".
 std::string plan_string(const Node *n);
 

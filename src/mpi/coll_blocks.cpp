@@ -84,7 +84,7 @@ int plan_side(const SideSpec &s, Staged *out) {
     if (m->contig) {
       if (!contig_side(addr, count, *m, &b.side)) return leave(out);
     } else {
-      int rc = classify(addr, count, dt, &b.side);
+      int rc = classify(addr, count, dt, &b.side, Use::coll);
       if (rc != MPI_SUCCESS) {
         leave(out);
         return rc;

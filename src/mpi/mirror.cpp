@@ -131,6 +131,12 @@ Mirror *build_mirror(MPI_Datatype t, bool predefined) {
   // One memcpy for any count: a single run, no gaps, instances abutting.
   m->contig = loom_type_is_contiguous(lt) && tlb == m->lb &&
               text == m->size && m->extent == m->size;
+  int64_t runs = loom_type_num_runs(lt);
+  m->mean_run = runs > 0 ? m->size / runs : 0;
+  // Long doubles excluded: MPICH moves 10 of their 16 bytes (see README).
+  int elem = loom_type_element(lt);
+  m->uniform = elem >= 0 && elem != LOOM_LONG_DOUBLE &&
+               elem != LOOM_C_LONG_DOUBLE_COMPLEX && elem != LOOM_LONG_DOUBLE_INT;
   size_t e32 = 0;
   if (loom_external32_size(1, lt, &e32) == LOOM_OK) m->ext32_size = (int64_t)e32;
   if (verbose()) {

@@ -23,6 +23,11 @@ struct Mirror {
   int64_t ext32_size = -1;   // external32 bytes per instance; -1: no meaning
   bool contig = false;       // count instances are one run at buf + true_lb
   bool predefined = false;   // a named type (null buffer is then an error)
+  // Layout facts for scheme selection (scheme.hpp): mean contiguous run of
+  // one instance in bytes, and whether every element is one primitive
+  // (other than a long double).
+  int64_t mean_run = 0;
+  bool uniform = false;
   // What the system said about the handle when the mirror was built (size,
   // lb, extent, true lb, true extent): a re-commit that hears something else
   // found a handle freed behind Loom's back (PMPI_Type_free) and reused.

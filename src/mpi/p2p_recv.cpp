@@ -50,7 +50,7 @@ int recv_init_staged(void *buf, int count, MPI_Datatype dt, int source,
   poll_detached();
   Side s;
   if (source != MPI_PROC_NULL && req) {
-    int rc = classify(buf, count, dt, &s);
+    int rc = classify(buf, count, dt, &s, Use::recv);
     if (rc != MPI_SUCCESS) return raise(comm, rc);
   }
   if (s.type) {
@@ -71,7 +71,7 @@ LOOM_MPI_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source,
   poll_detached();
   Side s;
   if (source != MPI_PROC_NULL) {
-    int rc = classify(buf, count, dt, &s);
+    int rc = classify(buf, count, dt, &s, Use::recv);
     if (rc != MPI_SUCCESS) return raise(comm, rc);
   }
   if (s.type) {
@@ -88,7 +88,7 @@ LOOM_MPI_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source,
   poll_detached();
   Side s;
   if (source != MPI_PROC_NULL && req) {
-    int rc = classify(buf, count, dt, &s);
+    int rc = classify(buf, count, dt, &s, Use::recv);
     if (rc != MPI_SUCCESS) return raise(comm, rc);
   }
   if (s.type) {
@@ -107,7 +107,7 @@ LOOM_MPI_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype dt,
   if (message && *message != MPI_MESSAGE_NO_PROC && *message != MPI_MESSAGE_NULL) {
     // No communicator here: a freed type is reported on MPI_COMM_WORLD,
     // where the system reports errors of message-based calls.
-    int rc = classify(buf, count, dt, &s);
+    int rc = classify(buf, count, dt, &s, Use::recv);
     if (rc != MPI_SUCCESS) return raise_nocomm(rc);
   }
   if (s.type) {
@@ -125,7 +125,7 @@ LOOM_MPI_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype dt,
   Side s;
   if (message && req && *message != MPI_MESSAGE_NO_PROC &&
       *message != MPI_MESSAGE_NULL) {
-    int rc = classify(buf, count, dt, &s);
+    int rc = classify(buf, count, dt, &s, Use::recv);
     if (rc != MPI_SUCCESS) return raise_nocomm(rc);
   }
   if (s.type) {

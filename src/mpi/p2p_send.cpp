@@ -11,7 +11,7 @@ int send_staged(SendFn sys, const void *buf, int count, MPI_Datatype dt,
   poll_detached();
   Side s;
   if (dest != MPI_PROC_NULL) {
-    int rc = classify(buf, count, dt, &s);
+    int rc = classify(buf, count, dt, &s, Use::send);
     if (rc != MPI_SUCCESS) return raise(comm, rc);
   }
   if (!s.type) return sys(buf, count, dt, dest, tag, comm);
@@ -33,7 +33,7 @@ int isend_staged(IsendFn sys, bool persistent, const void *buf, int count,
   poll_detached();
   Side s;
   if (dest != MPI_PROC_NULL && req) {
-    int rc = classify(buf, count, dt, &s);
+    int rc = classify(buf, count, dt, &s, Use::send);
     if (rc != MPI_SUCCESS) return raise(comm, rc);
   }
   if (!s.type) return sys(buf, count, dt, dest, tag, comm, req);

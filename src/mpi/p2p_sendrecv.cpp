@@ -40,9 +40,9 @@ LOOM_MPI_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount,
   poll_detached();
   Side ss, rs;
   int rc;
-  if (dest != MPI_PROC_NULL && (rc = classify(sendbuf, sendcount, sendtype, &ss)))
+  if (dest != MPI_PROC_NULL && (rc = classify(sendbuf, sendcount, sendtype, &ss, Use::send)))
     return raise(comm, rc);
-  if (source != MPI_PROC_NULL && (rc = classify(recvbuf, recvcount, recvtype, &rs)))
+  if (source != MPI_PROC_NULL && (rc = classify(recvbuf, recvcount, recvtype, &rs, Use::recv)))
     return raise(comm, rc);
   if (!ss.type && !rs.type)
     return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
@@ -67,7 +67,7 @@ LOOM_MPI_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt,
   poll_detached();
   Side s;
   if (dest != MPI_PROC_NULL || source != MPI_PROC_NULL) {
-    int rc = classify(buf, count, dt, &s);
+    int rc = classify(buf, count, dt, &s, Use::recv);
     if (rc != MPI_SUCCESS) return raise(comm, rc);
   }
   if (!s.type)

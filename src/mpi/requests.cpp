@@ -205,7 +205,7 @@ loom::xfer::StagingPool &staging_pool() {
 }
 
 int detail::classify_slow(const void *buf, int64_t count, MPI_Datatype dt,
-                          const Mirror *m, Side *s) {
+                          const Mirror *m, Side *s, Use use) {
   if (!comm_enabled()) return MPI_SUCCESS;
   if (!m) {
     if (dt == MPI_DATATYPE_NULL) return MPI_SUCCESS;
@@ -221,7 +221,7 @@ int detail::classify_slow(const void *buf, int64_t count, MPI_Datatype dt,
   // the system's own datatype path moves those.
   if (__builtin_mul_overflow(count, m->size, &bytes) || bytes <= 0 || bytes > INT_MAX)
     return MPI_SUCCESS;
-  if (bad_null(*m, buf)) return MPI_SUCCESS;
+  if (bad_null(*m, buf) || prefer_system(*m, (size_t)bytes, use)) return MPI_SUCCESS;
   loom_type t;
   const void *base;
   if (!user_base(*m, buf, &t, &base)) return MPI_SUCCESS;

@@ -23,6 +23,7 @@
 // request per nonblocking collective, several unpack steps at stream offsets).
 #pragma once
 #include "engine.hpp"
+#include "scheme.hpp"
 #include "staging_pool.hpp"
 
 #include <atomic>
@@ -48,22 +49,24 @@ bool comm_enabled();
 
 namespace detail {
 int classify_slow(const void *buf, int64_t count, MPI_Datatype dt,
-                  const Mirror *m, Side *s);
+                  const Mirror *m, Side *s, Use use);
 }
 
-// Whether Loom moves (buf, count, dt).  MPI_SUCCESS with s->type set: Loom
-// packs/unpacks it.  MPI_SUCCESS with s->type null: hand the call to the
-// system unchanged (contiguous or declined types, count <= 0, no data,
+// Whether Loom moves (buf, count, dt) used as `use`.  MPI_SUCCESS with
+// s->type set: Loom packs/unpacks it.  MPI_SUCCESS with s->type null: hand
+// the call to the system unchanged (contiguous or declined types, layouts
+// the system moves faster (scheme.hpp), count <= 0, no data,
 // byte counts above INT_MAX, anything the system must judge such as null
 // buffers or uncommitted types).  An error class only for what must not
 // reach the system at all (a datatype handle the program already freed).
 // The contiguous case costs one lock-free lookup.
-inline int classify(const void *buf, int64_t count, MPI_Datatype dt, Side *s) {
+inline int classify(const void *buf, int64_t count, MPI_Datatype dt, Side *s,
+                    Use use) {
   s->type = nullptr;
   if (count <= 0) return MPI_SUCCESS;
   const Mirror *m = find(dt);
   if (m && (m->contig || !m->type)) return MPI_SUCCESS;
-  return detail::classify_slow(buf, count, dt, m, s);
+  return detail::classify_slow(buf, count, dt, m, s, use);
 }
 
 // Packs the whole argument into dst (s.bytes bytes).

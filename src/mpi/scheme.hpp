@@ -1,0 +1,49 @@
+// Layout-aware scheme selection: staging through Loom, or the system MPI's
+// own datatype path.
+//
+// Staging moves a message's bytes four times (pack, the transport's copy in
+// and out, unpack); the system MPIs pack straight into their shared-memory
+// cells and unpack straight out of them, pipelined across both processes.
+// When a layout is made of long runs the system's per-run cost is nothing
+// and its path is the faster one (measured in `loom bench p2p`: runs of
+// 512 B and more on both MPIs, up to a few MiB per message on MPICH, whose
+// datatype path slows down beyond its pipeline's reach).  Short runs are
+// where the system engines lose 2-15x, and there Loom stages.
+//
+// Only single-primitive types go to the system this way: MPICH 4.0.2
+// mis-receives byte streams chunked inside an element of a mixed type, and
+// a Loom peer may send this message as MPI_PACKED.  Nor do point-to-point
+// receives on MPICH: a stream that ends inside an element (legal from an
+// MPI_PACKED sender) fails there with MPI_ERR_TRUNCATE.
+#pragma once
+#include "mirror.hpp"
+
+#include <cstddef>
+
+namespace loom_mpi {
+
+// Mean run (bytes) from which the system path is chosen: LOOM_SYSTEM_RUN,
+// else a per-MPI default; 0 = never.
+int64_t system_min_run();
+// Largest message (bytes) the system path is chosen for.
+size_t system_max_bytes();
+
+// What an argument is for.
+enum class Use { send, recv, coll };
+
+// Whether point-to-point receives may take the system path.
+#if defined(MPICH)
+constexpr bool kSystemReceives = false;
+#else
+constexpr bool kSystemReceives = true;
+#endif
+
+// True when `bytes` of type m, used as `use`, should take the system's
+// datatype path.
+inline bool prefer_system(const Mirror &m, size_t bytes, Use use) {
+  int64_t min_run = system_min_run();
+  return min_run > 0 && m.uniform && m.mean_run >= min_run &&
+         bytes <= system_max_bytes() && (use != Use::recv || kSystemReceives);
+}
+
+}  // namespace loom_mpi
