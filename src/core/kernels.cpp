@@ -144,6 +144,26 @@ char *k_vec_vec_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) 
   return s;
 }
 
+// Transposes (a vector of far-strided columns whose columns sit side by
+// side): column after column touches every row's cache line once per
+// column.  K neighbouring columns together touch it once, while the stream
+// side becomes K sequential streams.  Only for disjoint blocks (the unpack
+// order of overlapping ones would matter).
+template <bool Pack, int B, int K>
+char *k_vec_vec_tile(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  const Node &in = *n.child;
+  const int64_t st = n.stride, n2 = in.count, st2 = in.stride, span = n2 * B;
+  char *p = base + i0 * st;
+  int64_t i = i0;
+  for (; i + K <= i1; i += K, p += K * st, s += K * span) {
+    char *q = p, *t = s;
+    for (int64_t j = 0; j < n2; j++, q += st2, t += B)
+      for (int k = 0; k < K; k++) mv<Pack>(q + k * st, t + k * span, B);
+  }
+  for (; i < i1; i++, p += st) s = row<Pack, B>(p, s, n2, st2, B);
+  return s;
+}
+
 template <bool Pack, int B>
 char *k_vec3_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const Node &mid = *n.child, &in = *mid.child;
@@ -282,6 +302,25 @@ bool small_stride(const Node &n) {
          n.stride / b >= 2 && n.stride / b <= 4;
 }
 
+// A transpose k_vec_vec_tile serves: K columns fill at most a cache line,
+// blocks disjoint, and a column spans more than L1 holds.
+template <int B, int K>
+bool pick_tile(const Node &n, Kernel *pk, Kernel *uk) {
+  const Node &in = *n.child;
+  const int64_t st = n.stride < 0 ? -n.stride : n.stride,
+                st2 = in.stride < 0 ? -in.stride : in.stride;
+  if (in.child->count != B || st < B || st * K > 64 || st2 < K * st ||
+      in.count * st2 < (int64_t(32) << 10) || n.count < K)
+    return false;
+  *pk = k_vec_vec_tile<true, B, K>, *uk = k_vec_vec_tile<false, B, K>;
+  return true;
+}
+
+bool pick_transpose(const Node &n, Kernel *pk, Kernel *uk) {
+  return pick_tile<4, 8>(n, pk, uk) || pick_tile<8, 8>(n, pk, uk) ||
+         pick_tile<16, 4>(n, pk, uk);
+}
+
 }  // namespace
 
 void select_kernels(Node &n) {
@@ -299,8 +338,10 @@ void select_kernels(Node &n) {
       if (c->kind == Kind::Block) return BySize<VecBlk>::pick(c->count, &n.pack, &n.unpack);
       // Rows long enough for the vectorised row kernel go through it.
       if (c->kind == Kind::Vec && c->child->kind == Kind::Block &&
-          !(small_stride(*c) && c->count >= 16))
+          !(small_stride(*c) && c->count >= 16)) {
+        if (pick_transpose(n, &n.pack, &n.unpack)) return;
         return BySize<VecVecBlk>::pick(c->child->count, &n.pack, &n.unpack);
+      }
       if (c->kind == Kind::Vec && c->child->kind == Kind::Vec &&
           c->child->child->kind == Kind::Block && !small_stride(*c->child))
         return BySize<Vec3Blk>::pick(c->child->child->count, &n.pack, &n.unpack);

@@ -51,11 +51,11 @@ class Trial {
  public:
   explicit Trial(uint64_t seed) : rng_(seed) {}
 
-  void run(TrialResult &r) {
-    spec_ = random_spec(rng_, static_cast<int>(env_u64("LOOM_TEST_DEPTH", 4)));
+  void run(TrialResult &r, TypeSpecPtr spec, int64_t count) {
+    spec_ = spec ? spec : random_spec(rng_, static_cast<int>(env_u64("LOOM_TEST_DEPTH", 4)));
     r.type = describe(*spec_);
     lay_ = reference_layout(*spec_);
-    count_ = uni(0, 4);
+    count_ = count >= 0 ? count : uni(0, 4);
     r.count = count_;
     total_ = static_cast<size_t>(lay_.size * count_);
     r.packed = static_cast<int64_t>(total_);
@@ -485,11 +485,11 @@ class Trial {
 
 }  // namespace
 
-TrialResult run_trial(uint64_t seed) {
+TrialResult run_trial(uint64_t seed, TypeSpecPtr spec, int64_t count) {
   TrialResult r;
   Trial t(seed);
   try {
-    t.run(r);
+    t.run(r, std::move(spec), count);
   } catch (const Mismatch &m) {
     r.error = m.what();
   } catch (const std::exception &e) {

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "type_spec.hpp"
+
 namespace loomtest {
 
 struct TrialResult {
@@ -15,7 +17,8 @@ struct TrialResult {
 };
 
 // Deterministic in `seed`: the tree, the count, the buffer contents and every
-// chunk schedule derive from it.
-TrialResult run_trial(uint64_t seed);
+// chunk schedule derive from it.  A given `spec` (and `count` >= 0) replaces
+// the random tree (and count).
+TrialResult run_trial(uint64_t seed, TypeSpecPtr spec = nullptr, int64_t count = -1);
 
 }  // namespace loomtest

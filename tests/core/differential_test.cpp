@@ -45,6 +45,30 @@ TEST_P(Differential, RandomTrees) {
 
 INSTANTIATE_TEST_SUITE_P(Shards, Differential, ::testing::Range(0, kShards));
 
+// Transposes large enough for the tiled kernel (columns spanning more than
+// L1): 4-, 8- and 16-byte elements, column counts that leave a remainder,
+// negative strides, and every chunk order of the trial.
+TEST(Differential, Transposes) {
+  auto column = [](int64_t rows, int64_t stride, int64_t elem, TypeSpecPtr e) {
+    return resized(vector(rows, 1, stride, e), 0, elem);
+  };
+  const TypeSpecPtr dbl = prim(LOOM_DOUBLE), flt = prim(LOOM_FLOAT);
+  const TypeSpecPtr cplx = contig(2, dbl);
+  const std::vector<std::pair<TypeSpecPtr, int64_t>> cases = {
+      {contig(64, column(64, 512, 16, cplx)), 2},             // FFT2D shape
+      {contig(37, column(100, 1000, 4, flt)), 1},             // K=8, remainder 5
+      {contig(19, column(80, 600, 8, dbl)), 3},               // K=8, remainder 3
+      {hvector(21, 1, -8, column(70, 700, 8, dbl)), 1},       // negative column step
+      {hvector(9, 1, 32, column(50, -1200, 16, cplx)), 2},    // gaps, rows upward
+      {contig(12, column(300, 1, 4, flt)), 1},                // short rows: untiled
+  };
+  uint64_t seed = 0x7A11;
+  for (const auto &c : cases) {
+    TrialResult r = run_trial(seed++, c.first, c.second);
+    if (!r.error.empty()) report(seed - 1, r);
+  }
+}
+
 TEST(Differential, Replay) {
   uint64_t seed = env_u64("LOOM_TEST_REPLAY", 0);
   if (!seed) GTEST_SKIP() << "set LOOM_TEST_REPLAY=<seed> to rerun one tree";
