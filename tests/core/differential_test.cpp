@@ -48,7 +48,7 @@ INSTANTIATE_TEST_SUITE_P(Shards, Differential, ::testing::Range(0, kShards));
 // Transposes large enough for the tiled kernel (columns spanning more than
 // L1): 4-, 8- and 16-byte elements, column counts that leave a remainder,
 // negative strides, and every chunk order of the trial.
-TEST(Differential, Transposes) {
+TEST(Kernels, Transposes) {
   auto column = [](int64_t rows, int64_t stride, int64_t elem, TypeSpecPtr e) {
     return resized(vector(rows, 1, stride, e), 0, elem);
   };
