@@ -135,8 +135,10 @@ Mirror *build_mirror(MPI_Datatype t, bool predefined) {
   m->mean_run = runs > 0 ? m->size / runs : 0;
   // Long doubles excluded: MPICH moves 10 of their 16 bytes (see README).
   int elem = loom_type_element(lt);
-  m->uniform = elem >= 0 && elem != LOOM_LONG_DOUBLE &&
-               elem != LOOM_C_LONG_DOUBLE_COMPLEX && elem != LOOM_LONG_DOUBLE_INT;
+  int64_t nelems = loom_type_num_elements(lt);
+  if (elem >= 0 && elem != LOOM_LONG_DOUBLE && elem != LOOM_C_LONG_DOUBLE_COMPLEX &&
+      elem != LOOM_LONG_DOUBLE_INT && nelems > 0)
+    m->elem_size = m->size / nelems;
   size_t e32 = 0;
   if (loom_external32_size(1, lt, &e32) == LOOM_OK) m->ext32_size = (int64_t)e32;
   if (verbose()) {

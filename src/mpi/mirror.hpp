@@ -24,10 +24,10 @@ struct Mirror {
   bool contig = false;       // count instances are one run at buf + true_lb
   bool predefined = false;   // a named type (null buffer is then an error)
   // Layout facts for scheme selection (scheme.hpp): mean contiguous run of
-  // one instance in bytes, and whether every element is one primitive
-  // (other than a long double).
+  // one instance in bytes, and the element size when every element is one
+  // primitive other than a long double (0 otherwise).
   int64_t mean_run = 0;
-  bool uniform = false;
+  int64_t elem_size = 0;
   // What the system said about the handle when the mirror was built (size,
   // lb, extent, true lb, true extent): a re-commit that hears something else
   // found a handle freed behind Loom's back (PMPI_Type_free) and reused.

@@ -74,6 +74,22 @@ LOOM_MPI_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source,
     int rc = classify(buf, count, dt, &s, Use::recv);
     if (rc != MPI_SUCCESS) return raise(comm, rc);
   }
+  if (s.type && s.system_elem) {
+    // Match first; whole elements go the system's way, the rest staged.
+    MPI_Message msg;
+    MPI_Status pst;
+    int rc = PMPI_Mprobe(source, tag, comm, &msg, &pst);
+    if (rc != MPI_SUCCESS) return rc;
+    int n = -1;
+    PMPI_Get_count(&pst, MPI_BYTE, &n);
+    if (n >= 0 && (size_t)n <= s.bytes && n % s.system_elem == 0)
+      return PMPI_Mrecv(buf, count, dt, &msg, status);
+    rc = recv_staged(s, status, [&](char *d, int n, MPI_Status *st) {
+      return PMPI_Mrecv(d, n, MPI_PACKED, &msg, st);
+    });
+    if (rc != kFallback) return rc;
+    return PMPI_Mrecv(buf, count, dt, &msg, status);
+  }
   if (s.type) {
     int rc = recv_staged(s, status, [&](char *d, int n, MPI_Status *st) {
       return PMPI_Recv(d, n, MPI_PACKED, source, tag, comm, st);

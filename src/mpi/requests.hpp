@@ -41,6 +41,9 @@ struct Side {
   void *base = nullptr;      // user_base(): MPI_BOTTOM already resolved
   int64_t count = 0;
   size_t bytes = 0;          // packed bytes: count * MPI_Type_size, <= INT_MAX
+  // A receive the system path would serve once the message is known to
+  // hold whole elements of this size (scheme.hpp); 0: stage regardless.
+  int64_t system_elem = 0;
 };
 
 // False when LOOM_P2P=0: every message then takes the system's datatype

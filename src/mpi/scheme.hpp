@@ -12,9 +12,11 @@
 //
 // Only single-primitive types go to the system this way: MPICH 4.0.2
 // mis-receives byte streams chunked inside an element of a mixed type, and
-// a Loom peer may send this message as MPI_PACKED.  Nor do point-to-point
-// receives on MPICH: a stream that ends inside an element (legal from an
-// MPI_PACKED sender) fails there with MPI_ERR_TRUNCATE.
+// a Loom peer may send this message as MPI_PACKED.  Point-to-point
+// receives on MPICH take it only once the message is known to hold whole
+// elements (a blocking receive probes first): a stream that ends inside an
+// element (legal from an MPI_PACKED sender) fails there with
+// MPI_ERR_TRUNCATE.
 #pragma once
 #include "mirror.hpp"
 
@@ -42,7 +44,7 @@ constexpr bool kSystemReceives = true;
 // datatype path.
 inline bool prefer_system(const Mirror &m, size_t bytes, Use use) {
   int64_t min_run = system_min_run();
-  return min_run > 0 && m.uniform && m.mean_run >= min_run &&
+  return min_run > 0 && m.elem_size > 0 && m.mean_run >= min_run &&
          bytes <= system_max_bytes() && (use != Use::recv || kSystemReceives);
 }
 
