@@ -84,12 +84,15 @@ int plan_side(const SideSpec &s, Staged *out) {
     if (m->contig) {
       if (!contig_side(addr, count, *m, &b.side)) return leave(out);
     } else {
-      int rc = classify(addr, count, dt, &b.side, Use::coll);
+      // The side is one system call: staged if any block is better staged,
+      // then every block is (a long-run block costs Loom a memcpy-like pack).
+      int rc = classify(addr, count, dt, &b.side, Use::staged);
       if (rc != MPI_SUCCESS) {
         leave(out);
         return rc;
       }
       if (!b.side.type) return leave(out);
+      b.system = prefer_system(*m, b.side.bytes, Use::coll);
       loom_needed = true;
     }
     total += b.side.bytes;
@@ -103,7 +106,15 @@ int plan_side(const SideSpec &s, Staged *out) {
   }
   out->on = true;
   out->total = total;
+  drop_if_system(out);
   return MPI_SUCCESS;
+}
+
+void drop_if_system(Staged *s) {
+  if (!s->on) return;
+  for (const Block &b : s->blocks)
+    if (!b.skip && b.side.type && !b.system) return;
+  leave(s);
 }
 
 void Staged::make_wire(bool types, bool aint_displs) {

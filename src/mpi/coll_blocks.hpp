@@ -72,6 +72,7 @@ struct Block {
   size_t off = 0;     // from the start of this side's staged stream
   Side side;          // side.type null: nothing to move (zero bytes)
   bool skip = false;  // not moved: MPI_IN_PLACE slot, MPI_PROC_NULL peer
+  bool system = false;  // the system's datatype path would serve it (scheme.hpp)
 };
 
 // A staged side, with the wire arguments handed to the system in its place
@@ -115,6 +116,10 @@ struct Staged {
 // buffer, uncommitted type), or when it holds more than INT_MAX bytes.
 // Blocks with a zero count are never looked at.
 int plan_side(const SideSpec &s, Staged *out);
+// Hands a staged side back to the system (unchanged) when every block it
+// would move is one the system's datatype path serves better; plan_side
+// applies it, callers again after marking blocks skipped.
+void drop_if_system(Staged *s);
 
 // True when t is known to need nothing from Loom: a lock-free lookup that
 // never asks the system, so it is safe on arguments a call ignores.

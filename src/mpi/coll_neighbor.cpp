@@ -42,6 +42,7 @@ void skip_proc_null(Staged &s, const std::vector<int> &peers) {
   if (!s.on) return;
   for (size_t i = 0; i < s.blocks.size(); ++i)
     if (peers[i] == MPI_PROC_NULL) s.blocks[i].skip = true;
+  drop_if_system(&s);
 }
 
 // Neighbor_allgather(v): one send block for every destination, one receive

@@ -30,8 +30,9 @@ int64_t system_min_run();
 // Largest message (bytes) the system path is chosen for.
 size_t system_max_bytes();
 
-// What an argument is for.
-enum class Use { send, recv, coll };
+// What an argument is for; `staged`: whatever Loom can move, it stages
+// (the caller decides between the schemes itself).
+enum class Use { send, recv, coll, staged };
 
 // Whether point-to-point receives may take the system path.
 #if defined(MPICH)
@@ -44,7 +45,7 @@ constexpr bool kSystemReceives = true;
 // datatype path.
 inline bool prefer_system(const Mirror &m, size_t bytes, Use use) {
   int64_t min_run = system_min_run();
-  return min_run > 0 && m.elem_size > 0 && m.mean_run >= min_run &&
+  return use != Use::staged && min_run > 0 && m.elem_size > 0 && m.mean_run >= min_run &&
          bytes <= system_max_bytes() && (use != Use::recv || kSystemReceives);
 }
 
