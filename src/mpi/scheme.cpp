@@ -8,9 +8,11 @@ namespace {
 
 #if defined(MPICH)
 constexpr int64_t kMinRun = 512;
+constexpr size_t kMinBytes = size_t(8) << 10;  // below, its path costs 2x a loop
 constexpr size_t kMaxBytes = size_t(4) << 20;
 #else
 constexpr int64_t kMinRun = 512;
+constexpr size_t kMinBytes = 0;
 constexpr size_t kMaxBytes = size_t(1) << 40;
 #endif
 
@@ -26,6 +28,11 @@ int64_t env_bytes(const char *name, int64_t dflt) {
 
 int64_t system_min_run() {
   static const int64_t v = env_bytes("LOOM_SYSTEM_RUN", kMinRun);
+  return v;
+}
+
+size_t system_min_bytes() {
+  static const size_t v = (size_t)env_bytes("LOOM_SYSTEM_MIN", (int64_t)kMinBytes);
   return v;
 }
 

@@ -6,8 +6,9 @@
 // cells and unpack straight out of them, pipelined across both processes.
 // When a layout is made of long runs the system's per-run cost is nothing
 // and its path is the faster one (measured in `loom bench p2p`: runs of
-// 512 B and more on both MPIs, up to a few MiB per message on MPICH, whose
-// datatype path slows down beyond its pipeline's reach).  Short runs are
+// 512 B and more on both MPIs; on MPICH only from 8 KiB, below which its
+// datatype path costs twice a loop, up to a few MiB per message, beyond
+// which it slows down again).  Short runs are
 // where the system engines lose 2-15x, and there Loom stages.
 //
 // Only single-primitive types go to the system this way: MPICH 4.0.2
@@ -27,7 +28,9 @@ namespace loom_mpi {
 // Mean run (bytes) from which the system path is chosen: LOOM_SYSTEM_RUN,
 // else a per-MPI default; 0 = never.
 int64_t system_min_run();
-// Largest message (bytes) the system path is chosen for.
+// Smallest and largest message (bytes) the system path is chosen for
+// (LOOM_SYSTEM_MIN, LOOM_SYSTEM_MAX, else per-MPI defaults).
+size_t system_min_bytes();
 size_t system_max_bytes();
 
 // What an argument is for; `staged`: whatever Loom can move, it stages
@@ -46,7 +49,8 @@ constexpr bool kSystemReceives = true;
 inline bool prefer_system(const Mirror &m, size_t bytes, Use use) {
   int64_t min_run = system_min_run();
   return use != Use::staged && min_run > 0 && m.elem_size > 0 && m.mean_run >= min_run &&
-         bytes <= system_max_bytes() && (use != Use::recv || kSystemReceives);
+         bytes >= system_min_bytes() && bytes <= system_max_bytes() &&
+         (use != Use::recv || kSystemReceives);
 }
 
 }  // namespace loom_mpi
