@@ -92,7 +92,7 @@ int plan_side(const SideSpec &s, Staged *out) {
         return rc;
       }
       if (!b.side.type) return leave(out);
-      b.system = prefer_system(*m, b.side.bytes, Use::coll);
+      b.system = prefer_system(*m, b.side.bytes);
       loom_needed = true;
     }
     total += b.side.bytes;

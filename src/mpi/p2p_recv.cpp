@@ -43,6 +43,19 @@ int irecv_staged(const Side &s, MPI_Comm comm, bool persistent,
   return MPI_SUCCESS;
 }
 
+// Receives matched message *msg through staging; the system's own path if
+// no staging can be had (or s has no Loom type).
+int mrecv_staged(const Side &s, void *buf, int count, MPI_Datatype dt,
+                 MPI_Message *msg, MPI_Status *status) {
+  if (s.type) {
+    int rc = recv_staged(s, status, [&](char *d, int n, MPI_Status *st) {
+      return PMPI_Mrecv(d, n, MPI_PACKED, msg, st);
+    });
+    if (rc != kFallback) return rc;
+  }
+  return PMPI_Mrecv(buf, count, dt, msg, status);
+}
+
 }  // namespace
 
 int recv_init_staged(void *buf, int count, MPI_Datatype dt, int source,
@@ -84,11 +97,7 @@ LOOM_MPI_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source,
     PMPI_Get_count(&pst, MPI_BYTE, &n);
     if (n >= 0 && (size_t)n <= s.bytes && n % s.system_elem == 0)
       return PMPI_Mrecv(buf, count, dt, &msg, status);
-    rc = recv_staged(s, status, [&](char *d, int n, MPI_Status *st) {
-      return PMPI_Mrecv(d, n, MPI_PACKED, &msg, st);
-    });
-    if (rc != kFallback) return rc;
-    return PMPI_Mrecv(buf, count, dt, &msg, status);
+    return mrecv_staged(s, buf, count, dt, &msg, status);
   }
   if (s.type) {
     int rc = recv_staged(s, status, [&](char *d, int n, MPI_Status *st) {
@@ -126,13 +135,7 @@ LOOM_MPI_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype dt,
     int rc = classify(buf, count, dt, &s, Use::recv);
     if (rc != MPI_SUCCESS) return raise_nocomm(rc);
   }
-  if (s.type) {
-    int rc = recv_staged(s, status, [&](char *d, int n, MPI_Status *st) {
-      return PMPI_Mrecv(d, n, MPI_PACKED, message, st);
-    });
-    if (rc != kFallback) return rc;
-  }
-  return PMPI_Mrecv(buf, count, dt, message, status);
+  return mrecv_staged(s, buf, count, dt, message, status);
 }
 
 LOOM_MPI_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype dt,

@@ -221,9 +221,11 @@ int detail::classify_slow(const void *buf, int64_t count, MPI_Datatype dt,
   // the system's own datatype path moves those.
   if (__builtin_mul_overflow(count, m->size, &bytes) || bytes <= 0 || bytes > INT_MAX)
     return MPI_SUCCESS;
-  if (bad_null(*m, buf) || prefer_system(*m, (size_t)bytes, use)) return MPI_SUCCESS;
-  if (use == Use::recv && prefer_system(*m, (size_t)bytes, Use::send))
+  if (bad_null(*m, buf)) return MPI_SUCCESS;
+  if (use != Use::staged && prefer_system(*m, (size_t)bytes)) {
+    if (use != Use::recv || kSystemReceives) return MPI_SUCCESS;
     s->system_elem = m->elem_size;
+  }
   loom_type t;
   const void *base;
   if (!user_base(*m, buf, &t, &base)) return MPI_SUCCESS;

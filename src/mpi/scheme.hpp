@@ -33,9 +33,10 @@ int64_t system_min_run();
 size_t system_min_bytes();
 size_t system_max_bytes();
 
-// What an argument is for; `staged`: whatever Loom can move, it stages
-// (the caller decides between the schemes itself).
-enum class Use { send, recv, coll, staged };
+// What an argument is for (classify() applies the receive rule above);
+// `staged`: whatever Loom can move, it stages (the caller decides between
+// the schemes itself).
+enum class Use { send, recv, staged };
 
 // Whether point-to-point receives may take the system path.
 #if defined(MPICH)
@@ -44,13 +45,12 @@ constexpr bool kSystemReceives = false;
 constexpr bool kSystemReceives = true;
 #endif
 
-// True when `bytes` of type m, used as `use`, should take the system's
+// True when a message of `bytes` of type m is better moved by the system's
 // datatype path.
-inline bool prefer_system(const Mirror &m, size_t bytes, Use use) {
+inline bool prefer_system(const Mirror &m, size_t bytes) {
   int64_t min_run = system_min_run();
-  return use != Use::staged && min_run > 0 && m.elem_size > 0 && m.mean_run >= min_run &&
-         bytes >= system_min_bytes() && bytes <= system_max_bytes() &&
-         (use != Use::recv || kSystemReceives);
+  return min_run > 0 && m.elem_size > 0 && m.mean_run >= min_run &&
+         bytes >= system_min_bytes() && bytes <= system_max_bytes();
 }
 
 }  // namespace loom_mpi
