@@ -142,8 +142,13 @@ void loom_type_extent(loom_type t, int64_t *lb, int64_t *extent);
 void loom_type_true_extent(loom_type t, int64_t *true_lb, int64_t *true_extent);
 /** Number of primitive elements in one instance (MPI_Get_elements basis). */
 int64_t loom_type_num_elements(loom_type t);
-/** Nonzero when one instance is a single contiguous run starting at lb... in
- *  other words, count instances can be moved with one memcpy. */
+/** Nonzero when @p t is committed and, for every count, count instances
+ *  occupy exactly one run of count * size bytes that starts at the first
+ *  byte of data (buf + true lb; not necessarily buf + lb): one instance is
+ *  a single run with no gaps and the extent equals the size, so instances
+ *  abut.  Then count instances move with one memcpy from buf + true lb.
+ *  A committed type of size 0 is contiguous (there is nothing to move); an
+ *  uncommitted type or NULL gives 0. */
 int loom_type_is_contiguous(loom_type t);
 loom_combiner loom_type_combiner(loom_type t);
 /** Contiguous byte runs one instance of the committed type moves (gaps

@@ -30,6 +30,7 @@ loom_status wrap(loom_combiner c, loom_type layout, loom_type old,
   t->layout = loom_type_ref(layout);
   t->size = layout->size;
   t->nelems = layout->nelems;
+  t->ext32 = layout->ext32;
   t->align = old->align;
   t->homogeneous = layout->homogeneous;
   t->lb = layout->lb;

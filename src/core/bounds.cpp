@@ -24,7 +24,7 @@ bool span(const Piece &p, int64_t *lo, int64_t *hi) {
 bool compute_bounds(loom_type_s *out, const std::vector<Piece> &pieces,
                     bool is_struct) {
   const bool sticky = !(is_struct && out->rule == LOOM_BOUNDS_MPICH);
-  int64_t size = 0, nel = 0, align = 1;
+  int64_t size = 0, nel = 0, align = 1, e32 = 0;
   int64_t lb = kMax, ub = kMin, mlb = kMax, mub = kMin, tlb = kMax, tub = kMin;
   bool any = false, has_lbm = false, has_ubm = false;
   int homog = -2;  // -2: no element yet
@@ -37,6 +37,8 @@ bool compute_bounds(loom_type_s *out, const std::vector<Piece> &pieces,
     align = std::max(align, t->align);
     if (!mul(p.n, t->size, &v) || !add(size, v, &size)) return false;
     if (!mul(p.n, t->nelems, &v) || !add(nel, v, &nel)) return false;
+    if (e32 >= 0 && (t->ext32 < 0 || !mul(p.n, t->ext32, &v) || !add(e32, v, &e32)))
+      e32 = -1;
     if (!add(lo, t->lb, &v)) return false;
     if (t->lb_marker && sticky) { has_lbm = true; mlb = std::min(mlb, v); }
     lb = std::min(lb, v);
@@ -52,6 +54,7 @@ bool compute_bounds(loom_type_s *out, const std::vector<Piece> &pieces,
   }
   out->size = size;
   out->nelems = nel;
+  out->ext32 = e32;
   out->align = align;
   out->homogeneous = homog == -2 ? -1 : homog;
   if (!any) {  // an empty typemap

@@ -52,9 +52,13 @@ void loom_type_true_extent(loom_type t, int64_t *true_lb, int64_t *true_extent) 
 }
 
 int loom_type_is_contiguous(loom_type t) {
-  if (!t) return 0;
+  if (!usable(t)) return 0;
+  if (t->size == 0) return 1;
+  // One run per instance, covering the true extent, and instances that
+  // abut: then count instances are one run from the first true byte.
   const loom::NodeP &p = loom::type_plan(t);
-  return !p || (p->kind == loom::Kind::Block && t->size == t->extent());
+  return p && p->kind == loom::Kind::Block && t->true_ub - t->true_lb == t->size &&
+         t->extent() == t->size;
 }
 
 size_t loom_type_plan_string(loom_type t, int64_t count, char *buf, size_t bufsize) {

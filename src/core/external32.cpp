@@ -121,10 +121,9 @@ loom_status loom_external32_size(int64_t count, loom_type t, size_t *size) {
   if (!t) return LOOM_ERR_TYPE;
   if (count < 0) return LOOM_ERR_COUNT;
   if (!size) return LOOM_ERR_ARG;
-  size_t n = 0;
-  auto add = [&n](loom_prim p, int64_t k) { n += k * prim_info(p).ext32_size; };
-  walk(t, count, add);
-  *size = n;
+  int64_t n;
+  if (t->ext32 < 0 || __builtin_mul_overflow(count, t->ext32, &n)) return LOOM_ERR_OVERFLOW;
+  *size = (size_t)n;
   return LOOM_OK;
 }
 

@@ -1,11 +1,33 @@
 // Type -> plan, once per type.  Children's plans are shared, so a type tree
 // compiles in time proportional to its description.
+#include <algorithm>
+
 #include "pair.hpp"
 #include "plan.hpp"
 #include "type.hpp"
 
 namespace loom {
 namespace {
+
+// Blocks of t->ints[i] instances of k at byte displacements t->disps[i]:
+// the indexed family, and structs whose blocks are all of one type.
+NodeP blocks_of(const loom_type_s *t, const loom_type_s *k) {
+  const NodeP &p = type_plan(k);
+  const size_t n = t->ints.size();
+  if (!p) return nullptr;
+  if (p->kind == Kind::Block && p->count == k->extent()) {
+    // Blocks of a dense child are plain byte runs.
+    std::vector<int64_t> d(n), l(n);
+    for (size_t i = 0; i < n; i++) d[i] = t->disps[i] + p->off, l[i] = t->ints[i] * p->count;
+    return mk_idxv(std::move(d), std::move(l));
+  }
+  bool uniform = true;
+  for (size_t i = 1; i < n && uniform; i++) uniform = t->ints[i] == t->ints[0];
+  if (uniform && n > 0) return mk_idx(t->disps, mk_vec(t->ints[0], k->extent(), p));
+  std::vector<NodeP> kids(n);
+  for (size_t i = 0; i < n; i++) kids[i] = mk_vec(t->ints[i], k->extent(), p);
+  return mk_struct(t->disps, std::move(kids));
+}
 
 NodeP build(const loom_type_s *t) {
   const loom_type_s *k = t->kids.empty() ? nullptr : t->kids[0];
@@ -28,25 +50,14 @@ NodeP build(const loom_type_s *t) {
     case LOOM_COMBINER_INDEXED:
     case LOOM_COMBINER_HINDEXED:
     case LOOM_COMBINER_INDEXED_BLOCK:
-    case LOOM_COMBINER_HINDEXED_BLOCK: {
-      const NodeP &p = type_plan(k);
-      const size_t n = t->ints.size();
-      if (!p) return nullptr;
-      if (p->kind == Kind::Block && p->count == k->extent()) {
-        // Blocks of a dense child are plain byte runs.
-        std::vector<int64_t> d(n), l(n);
-        for (size_t i = 0; i < n; i++) d[i] = t->disps[i] + p->off, l[i] = t->ints[i] * p->count;
-        return mk_idxv(std::move(d), std::move(l));
-      }
-      bool uniform = true;
-      for (size_t i = 1; i < n && uniform; i++) uniform = t->ints[i] == t->ints[0];
-      if (uniform && n > 0) return mk_idx(t->disps, mk_vec(t->ints[0], k->extent(), p));
-      std::vector<NodeP> kids(n);
-      for (size_t i = 0; i < n; i++) kids[i] = mk_vec(t->ints[i], k->extent(), p);
-      return mk_struct(t->disps, std::move(kids));
-    }
+    case LOOM_COMBINER_HINDEXED_BLOCK: return blocks_of(t, k);
     case LOOM_COMBINER_STRUCT: {
       const size_t n = t->kids.size();
+      // One type in every block (a struct built from a record type): an
+      // hindexed type, without a plan node per block.
+      if (n > 0 && std::all_of(t->kids.begin(), t->kids.end(),
+                               [k](const loom_type_s *c) { return c == k; }))
+        return blocks_of(t, k);
       std::vector<NodeP> kids(n);
       for (size_t i = 0; i < n; i++)
         kids[i] = mk_vec(t->ints[i], t->kids[i]->extent(), type_plan(t->kids[i]));

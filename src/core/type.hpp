@@ -43,6 +43,9 @@ struct loom_type_s {
   // MPI-exact bounds.
   int64_t size = 0, lb = 0, ub = 0, true_lb = 0, true_ub = 0;
   int64_t align = 1, nelems = 0;
+  // external32 bytes of one instance, derived like size at construction so
+  // that asking costs O(1) whatever the element count; -1 past INT64_MAX.
+  int64_t ext32 = 0;
   bool lb_marker = false, ub_marker = false;  // explicit (sticky) bounds
   int homogeneous = -1;  // the single loom_prim of every element, or -1
 

@@ -71,6 +71,11 @@ loom_status strided(loom_combiner c, int64_t count, int64_t blocklen,
   }
   t->size = size;
   t->nelems = nel;
+  int64_t e32;
+  t->ext32 = old->ext32 >= 0 && !__builtin_mul_overflow(blocklen, old->ext32, &e32) &&
+                     !__builtin_mul_overflow(count, e32, &e32)
+                 ? e32
+                 : -1;
   return LOOM_OK;
 }
 
@@ -133,6 +138,7 @@ loom_status loom_type_primitive(loom_prim p, loom_type *out) {
   t->nelems = pi.nelems;
   t->homogeneous = pi.cls == loom::PrimInfo::Pair ? -1 : p;
   const loom::PairLayout *pl = loom::pair_layout(p);
+  t->ext32 = pi.ext32_size;  // pairs: both members
   t->ub = pl ? pl->extent : pi.size;
   t->true_ub = pl ? pl->second_off + loom::prim_info(pl->second).size : pi.size;
   *out = t;
@@ -144,7 +150,7 @@ loom_status loom_type_bytes(int64_t size, int64_t align, loom_type *out) {
   auto *t = new (std::nothrow) loom_type_s;
   if (!t) return LOOM_ERR_NOMEM;
   t->raw_bytes = true;
-  t->size = t->ub = t->true_ub = size;
+  t->size = t->ub = t->true_ub = t->ext32 = size;
   t->align = align;
   t->nelems = 1;
   *out = t;
@@ -246,6 +252,7 @@ loom_status loom_type_resized(loom_type old, int64_t lb, int64_t extent,
   if (!t) return LOOM_ERR_NOMEM;
   t->disps = {lb, extent};
   t->size = old->size;
+  t->ext32 = old->ext32;
   t->nelems = old->nelems;
   t->align = old->align;
   t->homogeneous = old->homogeneous;
@@ -263,6 +270,7 @@ loom_status loom_type_dup(loom_type old, loom_type *out) {
   loom_type_s *t = make(LOOM_COMBINER_DUP, old);
   if (!t) return LOOM_ERR_NOMEM;
   t->size = old->size;
+  t->ext32 = old->ext32;
   t->nelems = old->nelems;
   t->align = old->align;
   t->homogeneous = old->homogeneous;

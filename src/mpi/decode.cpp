@@ -7,31 +7,35 @@
 
 #include "errors.hpp"
 #include "mirror.hpp"
+#include "recorded.hpp"
 
 #include <cstdint>
+#include <cstring>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace loom_mpi {
 namespace {
 
-// Constructor arguments in the classic (MPI-3) layout, whatever call made
-// the type: integers and addresses widened to 64 bits.
-struct Contents {
-  int combiner = 0;
-  std::vector<int64_t> I, A;
-  std::vector<MPI_Datatype> D;
-};
-
 // Owns loom references and system child handles for one decode() call.
 // Child handles from get_contents are freed only at the end: Open MPI may
 // hand out fresh objects, and freeing one early could let the next
 // get_contents reuse its address for a different type, poisoning the memo.
+//
+// Two memos keep decoding linear in the size of the description: by handle,
+// and by contents (combiner, arguments, decoded children).  The second is
+// what Open MPI needs: its get_contents returns a fresh copy of every child
+// handle, so a struct of n blocks of one derived type names n distinct
+// handles that all decode to one loom type.
 struct Session {
-  std::vector<std::pair<uintptr_t, loom_type>> memo;
+  std::unordered_map<uintptr_t, loom_type> by_handle;
+  std::unordered_map<std::string, loom_type> by_contents;
   std::vector<MPI_Datatype> to_free;
   const char *why = nullptr;
   ~Session() {
-    for (auto &e : memo) loom_type_free(e.second);
+    for (auto &e : by_handle) loom_type_free(e.second);
+    for (auto &e : by_contents) loom_type_free(e.second);
     for (MPI_Datatype &d : to_free) PMPI_Type_free(&d);
   }
   loom_type fail(const char *w) {
@@ -393,22 +397,17 @@ loom_type reconcile(MPI_Datatype t, loom_type lt, bool is_struct, Session &s) {
   return r;
 }
 
-loom_type build_uncached(MPI_Datatype t, Session &s) {
-  Contents c;
-  if (!read_contents(t, c)) return s.fail("get_envelope/get_contents");
-  if (c.combiner == MPI_COMBINER_NAMED) return named(t, s);
-  if (c.combiner == MPI_COMBINER_F90_REAL ||
-      c.combiner == MPI_COMBINER_F90_COMPLEX ||
-      c.combiner == MPI_COMBINER_F90_INTEGER)
-    return f90(t, c.combiner, s);
-  std::vector<loom_type> kids;
-  for (MPI_Datatype d : c.D) {
-    if (!is_named(d)) s.to_free.push_back(d);
-    kids.push_back(is_bound_marker(d) ? nullptr : build(d, s, false));
-    if (!kids.back() && !is_bound_marker(d)) return nullptr;
+loom_type checked_size(MPI_Datatype t, loom_type lt, Session &s) {
+  if (lt && loom_type_size(lt) != sys_size(t)) {
+    loom_type_free(lt);
+    return s.fail("size differs from the system's");
   }
+  return lt;
+}
+
+loom_type level(MPI_Datatype t, const Contents &c, const std::vector<loom_type> &kids,
+                Session &s) {
   loom_type lt = construct(c, kids, c.D, s);
-  for (loom_type k : kids) loom_type_free(k);
   if (!lt) return nullptr;
   bool is_struct = c.combiner == MPI_COMBINER_STRUCT;
 #if defined(MPICH)
@@ -417,28 +416,88 @@ loom_type build_uncached(MPI_Datatype t, Session &s) {
   return reconcile(t, lt, is_struct, s);
 }
 
+// The contents memo's key: combiner, arguments and the decoded children
+// (loom types are unique per content within a session, so their addresses
+// stand for them).
+std::string contents_key(const Contents &c, const std::vector<loom_type> &kids) {
+  std::string k;
+  auto put = [&k](const void *p, size_t n) { k.append(static_cast<const char *>(p), n); };
+  size_t sizes[3] = {c.I.size(), c.A.size(), kids.size()};
+  put(&c.combiner, sizeof c.combiner);
+  put(sizes, sizeof sizes);
+  put(c.I.data(), c.I.size() * sizeof(int64_t));
+  put(c.A.data(), c.A.size() * sizeof(int64_t));
+  put(kids.data(), kids.size() * sizeof(loom_type));
+  return k;
+}
+
+loom_type build_uncached(MPI_Datatype t, Session &s, bool root) {
+  Contents c;
+  if (!read_contents(t, c)) return s.fail("get_envelope/get_contents");
+  if (c.combiner == MPI_COMBINER_NAMED) return named(t, s);
+  if (c.combiner == MPI_COMBINER_F90_REAL ||
+      c.combiner == MPI_COMBINER_F90_COMPLEX ||
+      c.combiner == MPI_COMBINER_F90_INTEGER)
+    return f90(t, c.combiner, s);
+  std::vector<loom_type> kids;
+  struct Release {
+    std::vector<loom_type> &v;
+    ~Release() { for (loom_type k : v) loom_type_free(k); }
+  } release{kids};
+  for (MPI_Datatype d : c.D) {
+    if (!is_named(d)) s.to_free.push_back(d);
+    kids.push_back(is_bound_marker(d) ? nullptr : build(d, s, false));
+    if (!kids.back() && !is_bound_marker(d)) return nullptr;
+  }
+  // The root is unique; memoizing its (possibly long) key would cost time.
+  std::string key = root ? std::string() : contents_key(c, kids);
+  if (!root) {
+    auto hit = s.by_contents.find(key);
+    if (hit != s.by_contents.end()) return loom_type_ref(hit->second);
+  }
+  loom_type lt = level(t, c, kids, s);
+  if (lt && !root) s.by_contents.emplace(std::move(key), loom_type_ref(lt));
+  return lt;
+}
+
 // A new reference to the loom type of t (memoized within the session).
 // The root is always decoded: it may be a handle whose cached mirror went
 // stale (freed through PMPI and reused).
 loom_type build(MPI_Datatype t, Session &s, bool root) {
   uintptr_t k = handle_key(t);
-  for (auto &e : s.memo)
-    if (e.first == k) return loom_type_ref(e.second);
+  auto hit = s.by_handle.find(k);
+  if (hit != s.by_handle.end()) return loom_type_ref(hit->second);
   // A child that is itself committed and mirrored is not decoded again, if
-  // the system still describes it as it did when the mirror was built.
+  // the system still describes it as it did when the mirror was built; a
+  // type whose constructor Loom saw is taken as it was built then.
   if (const Mirror *m = root ? nullptr : find(t))
     if (m->type && still_describes(*m, t)) return loom_type_ref(m->type);
-  loom_type lt = build_uncached(t, s);
+  loom_type lt = recorded(t);
+  if (!lt) lt = checked_size(t, build_uncached(t, s, root), s);
   if (!lt) return nullptr;
-  if (loom_type_size(lt) != sys_size(t)) {
-    loom_type_free(lt);
-    return s.fail("size differs from the system's");
-  }
-  s.memo.emplace_back(k, loom_type_ref(lt));
+  s.by_handle.emplace(k, loom_type_ref(lt));
   return lt;
 }
 
 }  // namespace
+
+void system_facts(MPI_Datatype t, int64_t out[5]) {
+  MPI_Count size = -1;
+  MPI_Aint lb = 0, ext = 0, tlb = 0, text = 0;
+  PMPI_Type_size_x(t, &size);
+  PMPI_Type_get_extent(t, &lb, &ext);
+  PMPI_Type_get_true_extent(t, &tlb, &text);
+  int64_t v[5] = {(int64_t)size, lb, ext, tlb, text};
+  for (int i = 0; i < 5; ++i) out[i] = v[i];
+}
+
+loom_type build_level(MPI_Datatype t, const Contents &c, const std::vector<loom_type> &kids,
+                      const char **why) {
+  Session s;
+  loom_type lt = checked_size(t, level(t, c, kids, s), s);
+  if (why) *why = s.why ? s.why : "";
+  return lt;
+}
 
 loom_type decode(MPI_Datatype t, const char **why) {
   Session s;

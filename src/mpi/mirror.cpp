@@ -4,6 +4,7 @@
 
 #include "decode.hpp"
 #include "errors.hpp"
+#include "recorded.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -94,17 +95,6 @@ void retire(Mirror *m) {
   if (m && m != kFreed) delete m;
 }
 
-// The system's size, lb, extent, true lb, true extent of t.
-void system_facts(MPI_Datatype t, int64_t out[5]) {
-  MPI_Count size = -1;
-  MPI_Aint lb = 0, ext = 0, tlb = 0, text = 0;
-  PMPI_Type_size_x(t, &size);
-  PMPI_Type_get_extent(t, &lb, &ext);
-  PMPI_Type_get_true_extent(t, &tlb, &text);
-  int64_t v[5] = {(int64_t)size, lb, ext, tlb, text};
-  std::copy(v, v + 5, out);
-}
-
 // A mirror for t: Loom's plan, or a fallback marker (type == nullptr).
 Mirror *build_mirror(MPI_Datatype t, bool predefined) {
   auto *m = new Mirror;
@@ -125,12 +115,8 @@ Mirror *build_mirror(MPI_Datatype t, bool predefined) {
   m->type = lt;
   m->size = loom_type_size(lt);
   loom_type_extent(lt, &m->lb, &m->extent);
-  int64_t tlb, text;
-  loom_type_true_extent(lt, &tlb, &text);
-  m->true_lb = tlb;
-  // One memcpy for any count: a single run, no gaps, instances abutting.
-  m->contig = loom_type_is_contiguous(lt) && tlb == m->lb &&
-              text == m->size && m->extent == m->size;
+  loom_type_true_extent(lt, &m->true_lb, nullptr);
+  m->contig = loom_type_is_contiguous(lt);
   int64_t runs = loom_type_num_runs(lt);
   m->mean_run = runs > 0 ? m->size / runs : 0;
   // Long doubles excluded: MPICH moves 10 of their 16 bytes (see README).
@@ -376,6 +362,7 @@ LOOM_MPI_EXPORT int MPI_Type_free(MPI_Datatype *datatype) {
   // commit must not meet the old mirror.
   uintptr_t k = datatype && *datatype != MPI_DATATYPE_NULL ? handle_key(*datatype) : 0;
   Mirror *old = on_free_begin(k);
+  if (k) forget_recorded(k);
   int rc = PMPI_Type_free(datatype);
   on_free_end(k, old, rc == MPI_SUCCESS);
   return rc;

@@ -258,3 +258,44 @@ TEST(Bounds, Darray) {
 
 }  // namespace
 }  // namespace loomtest
+
+namespace loomtest {
+namespace {
+
+// loom_type_is_contiguous as loom.h states it: committed, one run per
+// instance, instances abutting; the run starts at the true lb, not lb.
+TEST(Bounds, ContiguousContract) {
+  // resized(double, -8, 8): data at 0..8, instances 8 apart: one run from
+  // the true lb (0) although lb is -8.
+  Type r = committed(resized(prim(LOOM_DOUBLE), -8, 8));
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(loom_type_is_contiguous(r.get()));
+  // resized(double_int, 0, 12): 12-byte records that abut.
+  Type p = committed(resized(prim(LOOM_DOUBLE_INT), 0, 12));
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(loom_type_is_contiguous(p.get()));
+  // double_int itself has a 4-byte gap at its end.
+  Type di = committed(prim(LOOM_DOUBLE_INT));
+  ASSERT_TRUE(di);
+  EXPECT_FALSE(loom_type_is_contiguous(di.get()));
+  // Uncommitted: 0, and no plan is built for it.
+  Type u(to_loom(*contig(4, prim(LOOM_INT)), nullptr));
+  ASSERT_TRUE(u);
+  EXPECT_FALSE(loom_type_is_contiguous(u.get()));
+  EXPECT_FALSE(loom_type_is_contiguous(nullptr));
+}
+
+// external32 sizes are derived at construction: O(1) to ask for any count,
+// and an overflow is reported, never wrapped.
+TEST(Bounds, External32SizeIsConstantTimeAndChecked) {
+  Type v = committed(
+      vector(100000000, 1, 2, structure({1, 1}, {0, 8}, {prim(LOOM_INT), prim(LOOM_LONG)})));
+  ASSERT_TRUE(v);
+  size_t n = 0;
+  ASSERT_EQ(loom_external32_size(3, v.get(), &n), LOOM_OK);
+  EXPECT_EQ(n, size_t(3) * 100000000 * (4 + 4));  // long is 4 bytes in external32
+  EXPECT_EQ(loom_external32_size(INT64_MAX / 2, v.get(), &n), LOOM_ERR_OVERFLOW);
+}
+
+}  // namespace
+}  // namespace loomtest
