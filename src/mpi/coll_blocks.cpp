@@ -41,22 +41,51 @@ bool contig_side(const void *addr, int64_t count, const Mirror &m, Side *s) {
 }
 
 int leave(Staged *out) {
-  out->on = false;
+  out->on = out->direct = false;
   out->blocks.clear();
+  return MPI_SUCCESS;
+}
+
+// A receive side whose blocks are all memory-contiguous, some of a type the
+// system may not see as contiguous: the wire arguments address the user's
+// runs.  One-type sides: data is the buffer plus the type's true lb, and
+// the blocks keep their offsets in the type's size (its extent).  w sides:
+// data is the buffer, blocks go as MPI_BYTE at byte offsets that include
+// each type's true lb (int-sized, as Alltoallw's displacements).
+int go_direct(const SideSpec &s, int64_t unit, int64_t true_lb, Staged *out) {
+  for (Block &b : out->blocks) {
+    b.side.type = nullptr;  // nothing to pack or unpack
+    const int64_t off = (int64_t)b.off;  // may be negative (a true lb below 0)
+    if (s.types && b.side.bytes && (off < INT_MIN || off > INT_MAX)) return leave(out);
+  }
+  if (s.types) {
+    out->unit = 1;
+    out->wtype = MPI_BYTE;
+    true_lb = 0;
+  } else {
+    out->unit = unit;
+    out->wtype = unit_type(unit);
+    if (out->wtype == MPI_DATATYPE_NULL) return leave(out);
+  }
+  out->on = out->direct = true;
+  out->total = 0;
+  out->data = reinterpret_cast<char *>((uintptr_t)s.buf + (uintptr_t)true_lb);
   return MPI_SUCCESS;
 }
 
 }  // namespace
 
-int plan_side(const SideSpec &s, Staged *out) {
-  out->on = false;
+int plan_side(const SideSpec &s, bool recv, Staged *out) {
+  out->on = out->direct = false;
   out->total = 0;
   out->unit = 1;
   out->wtype = MPI_BYTE;
   if (s.n <= 0) return MPI_SUCCESS;
-  int64_t unit = 0;  // one-type sides: the type's size
+  int64_t unit = 0;     // one-type sides: the type's size
+  int64_t true_lb = 0;  // one-type sides: the type's true lb
   out->blocks.assign((size_t)s.n, Block());
-  bool loom_needed = false;
+  bool loom_needed = false;   // a non-contiguous block: stage the side
+  bool bytes_needed = false;  // a receive block that must go as bytes
   size_t total = 0;
   for (int i = 0; i < s.n; ++i) {
     Block &b = out->blocks[(size_t)i];
@@ -73,16 +102,21 @@ int plan_side(const SideSpec &s, Staged *out) {
         default: break;
       }
     }
-    // Declined types, and one contiguous type for the whole side, go to the
-    // system as they are.
-    if (!m->type || (m->contig && !s.types)) return leave(out);
-    if (!s.types) unit = m->size;
+    // Declined types, and one contiguous type for the whole side that the
+    // system receives as it is, go to the system as they are.
+    if (!m->type || (m->contig && !s.types && (!recv || m->native_contig))) return leave(out);
+    if (!s.types) {
+      unit = m->size;
+      true_lb = m->true_lb;
+    }
     int64_t d;
     if (!displ_of(s, i, m->extent, &d)) return leave(out);
     // Integer arithmetic: with MPI_BOTTOM the displacement is the address.
     const void *addr = reinterpret_cast<const void *>((uintptr_t)s.buf + (uintptr_t)d);
     if (m->contig) {
       if (!contig_side(addr, count, *m, &b.side)) return leave(out);
+      bytes_needed = bytes_needed || (recv && !m->native_contig);
+      if (!loom_needed) b.off = s.types ? d + m->true_lb : d;  // for go_direct
     } else {
       // The side is one system call: staged if any block is better staged,
       // then every block is (a long-run block costs Loom a memcpy-like pack).
@@ -93,12 +127,21 @@ int plan_side(const SideSpec &s, Staged *out) {
       }
       if (!b.side.type) return leave(out);
       b.system = prefer_system(*m, b.side.bytes);
+      if (!loom_needed) {
+        // Blocks so far were laid out for go_direct: back to stream offsets.
+        size_t off = 0;
+        for (int j = 0; j < i; ++j) {
+          out->blocks[(size_t)j].off = off;
+          off += out->blocks[(size_t)j].side.bytes;
+        }
+        b.off = off;
+      }
       loom_needed = true;
     }
     total += b.side.bytes;
     if (total > (size_t)INT_MAX) return leave(out);
   }
-  if (!loom_needed) return leave(out);
+  if (!loom_needed) return bytes_needed ? go_direct(s, unit, true_lb, out) : leave(out);
   if (unit > 1) {
     out->wtype = unit_type(unit);
     if (out->wtype == MPI_DATATYPE_NULL) return leave(out);
@@ -111,7 +154,7 @@ int plan_side(const SideSpec &s, Staged *out) {
 }
 
 void drop_if_system(Staged *s) {
-  if (!s->on) return;
+  if (!s->on || s->direct) return;
   for (const Block &b : s->blocks)
     if (!b.skip && b.side.type && !b.system) return;
   leave(s);

@@ -82,6 +82,11 @@ struct Block {
 // the program's counts; 1 (MPI_BYTE) for the w variants.
 struct Staged {
   bool on = false;  // staged; otherwise the user's arguments go as they are
+  // With on: a receive side of memory-contiguous types the system may not
+  // see as contiguous (Mirror::native_contig): the wire arguments point at
+  // the user's runs (data = the buffer, plus the true lb for one-type
+  // sides), blocks have no Loom side, nothing is staged or unpacked.
+  bool direct = false;
   std::vector<Block> blocks;
   size_t total = 0;      // packed bytes of all blocks (<= INT_MAX)
   int64_t unit = 1;      // bytes per wire element
@@ -108,24 +113,26 @@ struct Staged {
   }
 };
 
-// Decides about one side: sets out->on and the blocks when Loom should
-// stage it.  Returns MPI_SUCCESS, or MPI_ERR_TYPE for a datatype the
+// Decides about one side (`recv`: a receive side): sets out->on and the
+// blocks when Loom should stage it, or out->direct too for receive sides
+// that go as bytes.  Returns MPI_SUCCESS, or MPI_ERR_TYPE for a datatype the
 // program already freed (it must not reach the system).  A side is left to
 // the system, unchanged, when its types are contiguous or declined by
 // Loom, when the system must judge an argument (negative count, null
 // buffer, uncommitted type), or when it holds more than INT_MAX bytes.
 // Blocks with a zero count are never looked at.
-int plan_side(const SideSpec &s, Staged *out);
+int plan_side(const SideSpec &s, bool recv, Staged *out);
 // Hands a staged side back to the system (unchanged) when every block it
 // would move is one the system's datatype path serves better; plan_side
 // applies it, callers again after marking blocks skipped.
 void drop_if_system(Staged *s);
 
-// True when t is known to need nothing from Loom: a lock-free lookup that
-// never asks the system, so it is safe on arguments a call ignores.
+// True when t is known to need nothing from Loom on either side: a
+// lock-free lookup that never asks the system, so it is safe on arguments a
+// call ignores.
 inline bool known_pass(MPI_Datatype t) {
   const Mirror *m = find(t);
-  return m && (m->contig || !m->type);
+  return m && (!m->type || m->native_contig);
 }
 
 // known_pass for every block of a w side with a nonzero count.

@@ -19,20 +19,21 @@ Call::~Call() {
 }
 
 int Call::plan(const SideSpec &send, const SideSpec &recv) {
-  int rc = plan_side(send, &sides_.send);
-  if (rc == MPI_SUCCESS) rc = plan_side(recv, &sides_.recv);
+  int rc = plan_side(send, false, &sides_.send);
+  if (rc == MPI_SUCCESS) rc = plan_side(recv, true, &sides_.recv);
   return rc;
 }
 
 bool Call::start() {
   Staged &s = sides_.send, &r = sides_.recv;
+  const bool rstaged = r.on && !r.direct;
   // The receive stream starts on a cache line of its own.
   const size_t roff = s.on ? (s.total + 63) & ~size_t(63) : 0;
   op_ = op_new(PendingOp::kColl, comm_);
-  if (op_stage(op_, roff + (r.on ? r.total : 0)) != MPI_SUCCESS) return false;
+  if (op_stage(op_, roff + (rstaged ? r.total : 0)) != MPI_SUCCESS) return false;
   char *base = op_->staging.data;
   if (s.on) s.data = base;
-  if (r.on) r.data = base + roff;
+  if (rstaged) r.data = base + roff;
   return !s.on || pack_blocks(s) == MPI_SUCCESS;
 }
 
@@ -59,7 +60,7 @@ int Call::finish(int rc) {
   // Nonblocking: the steps refer into staging by offset; the wire arrays
   // the system may still read move with the op (a vector's move keeps its
   // storage, so the pointers the system holds stay valid).
-  if (r.on) {
+  if (r.on && !r.direct) {
     const size_t roff = (size_t)(r.data - op_->staging.data);
     for (const Block &b : r.blocks)
       if (!b.skip && b.side.type) op_add_unpack(op_, roff + b.off, b.side);

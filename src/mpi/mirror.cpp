@@ -117,6 +117,7 @@ Mirror *build_mirror(MPI_Datatype t, bool predefined) {
   loom_type_extent(lt, &m->lb, &m->extent);
   loom_type_true_extent(lt, &m->true_lb, nullptr);
   m->contig = loom_type_is_contiguous(lt);
+  m->native_contig = m->contig && predefined && loom_type_element(lt) >= 0;
   int64_t runs = loom_type_num_runs(lt);
   m->mean_run = runs > 0 ? m->size / runs : 0;
   // Long doubles excluded: MPICH moves 10 of their 16 bytes (see README).

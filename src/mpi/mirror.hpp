@@ -21,7 +21,14 @@ struct Mirror {
   int64_t size = 0;          // MPI_Type_size
   int64_t lb = 0, extent = 0, true_lb = 0;
   int64_t ext32_size = -1;   // external32 bytes per instance; -1: no meaning
-  bool contig = false;       // count instances are one run at buf + true_lb
+  // count instances are one run at buf + true_lb (loom_type_is_contiguous).
+  bool contig = false;
+  // contig, and a named type of one primitive: every MPI receives it as
+  // plain bytes.  A receive of any other contig type (a resized pair type,
+  // a struct without gaps) goes to the system as MPI_PACKED bytes of that
+  // run: MPICH 4.0.2 treats such types as non-contiguous and mis-receives
+  // byte streams into them (wrong data, MPI_ERR_TRUNCATE from ~8 KiB).
+  bool native_contig = false;
   bool predefined = false;   // a named type (null buffer is then an error)
   // Layout facts for scheme selection (scheme.hpp): mean contiguous run of
   // one instance in bytes, and the element size when every element is one

@@ -1,4 +1,5 @@
-// MPI_Recv, MPI_Irecv, MPI_Mrecv, MPI_Imrecv.  A non-contiguous receive is
+// MPI_Recv, MPI_Irecv, MPI_Mrecv, MPI_Imrecv.  A contiguous receive goes to
+// the system as it is, or as bytes (Side::direct).  A non-contiguous receive is
 // posted as MPI_PACKED into staging of count * type-size bytes: the system
 // matches, checks truncation (MPI_ERR_TRUNCATE, nothing written past the
 // staging it was given) and fills the status (its byte count is what
@@ -53,7 +54,8 @@ int mrecv_staged(const Side &s, void *buf, int count, MPI_Datatype dt,
     });
     if (rc != kFallback) return rc;
   }
-  return PMPI_Mrecv(buf, count, dt, msg, status);
+  SysArgs a = sys_args(s, buf, count, dt);
+  return PMPI_Mrecv(a.buf, a.count, a.dt, msg, status);
 }
 
 }  // namespace
@@ -72,7 +74,8 @@ int recv_init_staged(void *buf, int count, MPI_Datatype dt, int source,
     });
     if (rc != kFallback) return rc;
   }
-  return PMPI_Recv_init(buf, count, dt, source, tag, comm, req);
+  SysArgs a = sys_args(s, buf, count, dt);
+  return PMPI_Recv_init(a.buf, a.count, a.dt, source, tag, comm, req);
 }
 
 }  // namespace loom_mpi
@@ -105,7 +108,8 @@ LOOM_MPI_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source,
     });
     if (rc != kFallback) return rc;
   }
-  return PMPI_Recv(buf, count, dt, source, tag, comm, status);
+  SysArgs a = sys_args(s, buf, count, dt);
+  return PMPI_Recv(a.buf, a.count, a.dt, source, tag, comm, status);
 }
 
 LOOM_MPI_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source,
@@ -122,7 +126,8 @@ LOOM_MPI_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source,
     });
     if (rc != kFallback) return rc;
   }
-  return PMPI_Irecv(buf, count, dt, source, tag, comm, req);
+  SysArgs a = sys_args(s, buf, count, dt);
+  return PMPI_Irecv(a.buf, a.count, a.dt, source, tag, comm, req);
 }
 
 LOOM_MPI_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype dt,
@@ -154,5 +159,6 @@ LOOM_MPI_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype dt,
                           });
     if (rc != kFallback) return rc;
   }
-  return PMPI_Imrecv(buf, count, dt, message, req);
+  SysArgs a = sys_args(s, buf, count, dt);
+  return PMPI_Imrecv(a.buf, a.count, a.dt, message, req);
 }

@@ -44,11 +44,12 @@ LOOM_MPI_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount,
     return raise(comm, rc);
   if (source != MPI_PROC_NULL && (rc = classify(recvbuf, recvcount, recvtype, &rs, Use::recv)))
     return raise(comm, rc);
+  SysArgs ra = sys_args(rs, recvbuf, recvcount, recvtype);
   if (!ss.type && !rs.type)
-    return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
-                         recvcount, recvtype, source, recvtag, comm, status);
+    return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, ra.buf, ra.count,
+                         ra.dt, source, recvtag, comm, status);
   Staged so{{}, sendbuf, sendcount, sendtype};
-  Staged ro{{}, recvbuf, recvcount, recvtype};
+  Staged ro{{}, ra.buf, ra.count, ra.dt};
   if (!stage(ss, true, &so)) ss.type = nullptr;
   if (!stage(rs, false, &ro)) rs.type = nullptr;
   MPI_Status tmp;
@@ -70,9 +71,11 @@ LOOM_MPI_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt,
     int rc = classify(buf, count, dt, &s, Use::recv);
     if (rc != MPI_SUCCESS) return raise(comm, rc);
   }
-  if (!s.type)
-    return PMPI_Sendrecv_replace(buf, count, dt, dest, sendtag, source,
-                                 recvtag, comm, status);
+  if (!s.type) {
+    SysArgs a = sys_args(s, buf, count, dt);
+    return PMPI_Sendrecv_replace(a.buf, a.count, a.dt, dest, sendtag, source, recvtag, comm,
+                                 status);
+  }
   // Two staging buffers: the outgoing packed copy, the incoming one; the
   // user buffer is written only after the exchange, by the unpack.
   Staged so{{}, buf, count, dt}, ro{{}, buf, count, dt};

@@ -214,14 +214,22 @@ int detail::classify_slow(const void *buf, int64_t count, MPI_Datatype dt,
       case Resolved::freed: return MPI_ERR_TYPE;
       default: return MPI_SUCCESS;  // the system judges or moves it
     }
-    if (m->contig || !m->type) return MPI_SUCCESS;
+    if (!m->type) return MPI_SUCCESS;
   }
+  if (m->contig && (use != Use::recv || m->native_contig)) return MPI_SUCCESS;
   int64_t bytes;
   // Above INT_MAX bytes an MPI_PACKED count does not fit the int interface:
   // the system's own datatype path moves those.
   if (__builtin_mul_overflow(count, m->size, &bytes) || bytes <= 0 || bytes > INT_MAX)
     return MPI_SUCCESS;
   if (bad_null(*m, buf)) return MPI_SUCCESS;
+  if (m->contig) {
+    // Integer arithmetic: with MPI_BOTTOM the true lb is the address.
+    s->base = reinterpret_cast<void *>((uintptr_t)buf + (uintptr_t)m->true_lb);
+    s->bytes = (size_t)bytes;
+    s->direct = true;
+    return MPI_SUCCESS;
+  }
   if (use != Use::staged && prefer_system(*m, (size_t)bytes)) {
     if (use != Use::recv || kSystemReceives) return MPI_SUCCESS;
     s->system_elem = m->elem_size;

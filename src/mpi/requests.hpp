@@ -44,7 +44,23 @@ struct Side {
   // A receive the system path would serve once the message is known to
   // hold whole elements of this size (scheme.hpp); 0: stage regardless.
   int64_t system_elem = 0;
+  // type null, direct set: a receive into memory-contiguous data of a type
+  // the system may not see as contiguous (Mirror::native_contig): the
+  // system receives `bytes` MPI_PACKED bytes straight into the run at base.
+  bool direct = false;
 };
+
+// The arguments the system path gets for a (buf, count, dt) argument that
+// classify() left to it: the user's own, or the run as bytes (Side::direct).
+struct SysArgs {
+  void *buf;
+  int count;
+  MPI_Datatype dt;
+};
+inline SysArgs sys_args(const Side &s, const void *buf, int count, MPI_Datatype dt) {
+  if (s.direct) return {s.base, (int)s.bytes, MPI_PACKED};
+  return {const_cast<void *>(buf), count, dt};
+}
 
 // False when LOOM_P2P=0: every message then takes the system's datatype
 // path (a switch for measuring and for ruling Loom out).
@@ -57,7 +73,9 @@ int classify_slow(const void *buf, int64_t count, MPI_Datatype dt,
 
 // Whether Loom moves (buf, count, dt) used as `use`.  MPI_SUCCESS with
 // s->type set: Loom packs/unpacks it.  MPI_SUCCESS with s->type null: hand
-// the call to the system unchanged (contiguous or declined types, layouts
+// the call to the system with sys_args() (the run as bytes for a
+// contiguous receive that is not native_contig; otherwise unchanged:
+// contiguous or declined types, layouts
 // the system moves faster (scheme.hpp), count <= 0, no data,
 // byte counts above INT_MAX, anything the system must judge such as null
 // buffers or uncommitted types).  An error class only for what must not
@@ -66,9 +84,11 @@ int classify_slow(const void *buf, int64_t count, MPI_Datatype dt,
 inline int classify(const void *buf, int64_t count, MPI_Datatype dt, Side *s,
                     Use use) {
   s->type = nullptr;
+  s->direct = false;
   if (count <= 0) return MPI_SUCCESS;
   const Mirror *m = find(dt);
-  if (m && (m->contig || !m->type)) return MPI_SUCCESS;
+  if (m && (!m->type || (m->contig && (use != Use::recv || m->native_contig))))
+    return MPI_SUCCESS;
   return detail::classify_slow(buf, count, dt, m, s, use);
 }
 
