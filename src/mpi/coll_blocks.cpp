@@ -1,7 +1,7 @@
 // Planning, packing and unpacking the per-peer blocks of a collective side.
 #include "coll_blocks.hpp"
 
-#include "coll_wire.hpp"
+#include "wire.hpp"
 
 #include <climits>
 

@@ -6,7 +6,7 @@
 // displacement of the user's buffer.  When a side's type is not contiguous
 // the drop-in packs every peer's block with Loom into one staging buffer
 // (blocks back to back, in peer order) and hands the system the same
-// collective over contiguous bytes (coll_wire.hpp: elements of the type's
+// collective over contiguous bytes (wire.hpp: elements of the type's
 // size, or MPI_BYTE with byte counts and displacements for the w
 // variants): the packed stream is the MPI typemap order, so peers that pass
 // their own datatypes (or run without Loom) still see the bytes they expect.
@@ -78,7 +78,7 @@ struct Block {
 // A staged side, with the wire arguments handed to the system in its place
 // (they live as long as the call: a nonblocking collective may read them
 // until it completes).  Blocks go as `unit` elements of `unit` bytes (see
-// coll_wire.hpp): the type's size for one-type sides, so wire counts equal
+// wire.hpp): the type's size for one-type sides, so wire counts equal
 // the program's counts; 1 (MPI_BYTE) for the w variants.
 struct Staged {
   bool on = false;  // staged; otherwise the user's arguments go as they are

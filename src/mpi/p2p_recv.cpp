@@ -18,7 +18,7 @@ int recv_staged(const Side &s, MPI_Status *status, Post post) {
   MPI_Status *st = status_or(status, &tmp);
   loom::xfer::Buffer b = staging_pool().acquire(s.bytes);
   if (!b.data) return kFallback;
-  int rc = post(b.data, (int)s.bytes, st);
+  int rc = post(b.data, wire_for(s.bytes), st);
   unpack_arrived(s, b.data, st, rc);
   staging_pool().release(b);
   return rc;
@@ -35,7 +35,7 @@ int irecv_staged(const Side &s, MPI_Comm comm, bool persistent,
     return kFallback;
   }
   op_add_unpack(op, 0, s);
-  int rc = post(op->staging.data, (int)s.bytes, req);
+  int rc = post(op->staging.data, wire_for(s.bytes), req);
   if (rc != MPI_SUCCESS) {
     op_discard(op);
     return rc;
@@ -49,8 +49,8 @@ int irecv_staged(const Side &s, MPI_Comm comm, bool persistent,
 int mrecv_staged(const Side &s, void *buf, int count, MPI_Datatype dt,
                  MPI_Message *msg, MPI_Status *status) {
   if (s.type) {
-    int rc = recv_staged(s, status, [&](char *d, int n, MPI_Status *st) {
-      return PMPI_Mrecv(d, n, MPI_PACKED, msg, st);
+    int rc = recv_staged(s, status, [&](char *d, Wire w, MPI_Status *st) {
+      return PMPI_Mrecv(d, w.count, w.type, msg, st);
     });
     if (rc != kFallback) return rc;
   }
@@ -69,8 +69,8 @@ int recv_init_staged(void *buf, int count, MPI_Datatype dt, int source,
     if (rc != MPI_SUCCESS) return raise(comm, rc);
   }
   if (s.type) {
-    int rc = irecv_staged(s, comm, true, req, [&](char *d, int n, MPI_Request *r) {
-      return PMPI_Recv_init(d, n, MPI_PACKED, source, tag, comm, r);
+    int rc = irecv_staged(s, comm, true, req, [&](char *d, Wire w, MPI_Request *r) {
+      return PMPI_Recv_init(d, w.count, w.type, source, tag, comm, r);
     });
     if (rc != kFallback) return rc;
   }
@@ -103,8 +103,8 @@ LOOM_MPI_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source,
     return mrecv_staged(s, buf, count, dt, &msg, status);
   }
   if (s.type) {
-    int rc = recv_staged(s, status, [&](char *d, int n, MPI_Status *st) {
-      return PMPI_Recv(d, n, MPI_PACKED, source, tag, comm, st);
+    int rc = recv_staged(s, status, [&](char *d, Wire w, MPI_Status *st) {
+      return PMPI_Recv(d, w.count, w.type, source, tag, comm, st);
     });
     if (rc != kFallback) return rc;
   }
@@ -121,8 +121,8 @@ LOOM_MPI_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source,
     if (rc != MPI_SUCCESS) return raise(comm, rc);
   }
   if (s.type) {
-    int rc = irecv_staged(s, comm, false, req, [&](char *d, int n, MPI_Request *r) {
-      return PMPI_Irecv(d, n, MPI_PACKED, source, tag, comm, r);
+    int rc = irecv_staged(s, comm, false, req, [&](char *d, Wire w, MPI_Request *r) {
+      return PMPI_Irecv(d, w.count, w.type, source, tag, comm, r);
     });
     if (rc != kFallback) return rc;
   }
@@ -154,8 +154,8 @@ LOOM_MPI_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype dt,
   }
   if (s.type) {
     int rc = irecv_staged(s, MPI_COMM_WORLD, false, req,
-                          [&](char *d, int n, MPI_Request *r) {
-                            return PMPI_Imrecv(d, n, MPI_PACKED, message, r);
+                          [&](char *d, Wire w, MPI_Request *r) {
+                            return PMPI_Imrecv(d, w.count, w.type, message, r);
                           });
     if (rc != kFallback) return rc;
   }

@@ -1,7 +1,8 @@
 // MPI_Send, MPI_Bsend, MPI_Ssend, MPI_Rsend and their nonblocking forms.
 // A non-contiguous message is packed into pooled staging and sent as one
 // MPI_PACKED message of the packed byte count (the bytes a system MPI would
-// have put on the wire for the typed send), so any receiver matches it.
+// have put on the wire for the typed send), so any receiver matches it;
+// past INT_MAX bytes, one instance of a byte type of that size (wire.hpp).
 #include "p2p.hpp"
 
 namespace loom_mpi {
@@ -22,7 +23,8 @@ int send_staged(SendFn sys, const void *buf, int count, MPI_Datatype dt,
     staging_pool().release(b);
     return sys(buf, count, dt, dest, tag, comm);
   }
-  int rc = sys(b.data, (int)s.bytes, MPI_PACKED, dest, tag, comm);
+  const Wire w = wire_for(s.bytes);
+  int rc = sys(b.data, w.count, w.type, dest, tag, comm);
   staging_pool().release(b);
   return rc;
 }
@@ -49,7 +51,8 @@ int isend_staged(IsendFn sys, bool persistent, const void *buf, int count,
     op_discard(op);
     return sys(buf, count, dt, dest, tag, comm, req);
   }
-  int rc = sys(op->staging.data, (int)s.bytes, MPI_PACKED, dest, tag, comm, req);
+  const Wire w = wire_for(s.bytes);
+  int rc = sys(op->staging.data, w.count, w.type, dest, tag, comm, req);
   if (rc != MPI_SUCCESS) {
     op_discard(op);
     return rc;

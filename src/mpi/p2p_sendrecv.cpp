@@ -24,9 +24,10 @@ bool stage(const Side &s, bool pack, Staged *o) {
     staging_pool().release(o->b);
     return false;
   }
+  const Wire w = wire_for(s.bytes);
   o->buf = o->b.data;
-  o->count = (int)s.bytes;
-  o->dt = MPI_PACKED;
+  o->count = w.count;
+  o->dt = w.type;
   return true;
 }
 
@@ -84,9 +85,8 @@ LOOM_MPI_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt,
                                  recvtag, comm, status);
   MPI_Status tmp;
   MPI_Status *st = status_or(status, &tmp);
-  int rc = PMPI_Sendrecv(so.buf, so.count, MPI_PACKED, dest, sendtag,
-                         const_cast<void *>(ro.buf), ro.count, MPI_PACKED,
-                         source, recvtag, comm, st);
+  int rc = PMPI_Sendrecv(so.buf, so.count, so.dt, dest, sendtag, const_cast<void *>(ro.buf),
+                         ro.count, ro.dt, source, recvtag, comm, st);
   if (source != MPI_PROC_NULL) unpack_arrived(s, ro.b.data, st, rc);
   return rc;
 }

@@ -102,8 +102,8 @@ size_t env_mb(const char *name, size_t dflt) {
 
 // Bytes the system says arrived (for the partial-unpack rule).
 size_t received_bytes(const MPI_Status *st, size_t cap) {
-  int n = 0;
-  if (PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0)
+  MPI_Count n = 0;  // past INT_MAX too
+  if (PMPI_Get_elements_x(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0)
     return 0;
   return (size_t)n < cap ? (size_t)n : cap;
 }
@@ -218,10 +218,10 @@ int detail::classify_slow(const void *buf, int64_t count, MPI_Datatype dt,
   }
   if (m->contig && (use != Use::recv || m->native_contig)) return MPI_SUCCESS;
   int64_t bytes;
-  // Above INT_MAX bytes an MPI_PACKED count does not fit the int interface:
-  // the system's own datatype path moves those.
-  if (__builtin_mul_overflow(count, m->size, &bytes) || bytes <= 0 || bytes > INT_MAX)
-    return MPI_SUCCESS;
+  if (__builtin_mul_overflow(count, m->size, &bytes) || bytes <= 0) return MPI_SUCCESS;
+  // Past INT_MAX bytes the stream travels as one instance of a byte type
+  // (wire.hpp); without one, the system's own datatype path moves it.
+  if (wire_for((size_t)bytes).type == MPI_DATATYPE_NULL) return MPI_SUCCESS;
   if (bad_null(*m, buf)) return MPI_SUCCESS;
   if (m->contig) {
     // Integer arithmetic: with MPI_BOTTOM the true lb is the address.

@@ -25,6 +25,7 @@
 #include "engine.hpp"
 #include "scheme.hpp"
 #include "staging_pool.hpp"
+#include "wire.hpp"
 
 #include <atomic>
 #include <climits>
@@ -40,7 +41,7 @@ struct Side {
   loom_type type = nullptr;  // borrowed from the mirror unless held by an op
   void *base = nullptr;      // user_base(): MPI_BOTTOM already resolved
   int64_t count = 0;
-  size_t bytes = 0;          // packed bytes: count * MPI_Type_size, <= INT_MAX
+  size_t bytes = 0;          // packed bytes: count * MPI_Type_size (wire_for())
   // A receive the system path would serve once the message is known to
   // hold whole elements of this size (scheme.hpp); 0: stage regardless.
   int64_t system_elem = 0;
@@ -58,7 +59,10 @@ struct SysArgs {
   MPI_Datatype dt;
 };
 inline SysArgs sys_args(const Side &s, const void *buf, int count, MPI_Datatype dt) {
-  if (s.direct) return {s.base, (int)s.bytes, MPI_PACKED};
+  if (s.direct) {
+    Wire w = wire_for(s.bytes);
+    return {s.base, w.count, w.type};
+  }
   return {const_cast<void *>(buf), count, dt};
 }
 

@@ -1,0 +1,181 @@
+// A message past 2 GiB (2.5 GiB packed) through Loom's staged path, both
+// ways between two ranks: blocking Send/Recv, then Isend/Irecv.  The
+// system must see one message of one byte type of exactly the packed size
+// (not the program's type, which would mean the system's datatype path
+// moved it), every element must arrive and no gap byte may be written.
+//
+// About 5.4 GB of memory per rank (the user buffer and the staging copy);
+// labelled `large` so that `ctest -LE large` leaves it out.
+#include <mpi.h>
+
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace {
+
+MPI_Datatype g_sys_type = MPI_DATATYPE_NULL;  // what the system last got
+int g_sys_count = -1;
+
+template <class F>
+F next(const char *name) {
+  return reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
+}
+
+void seen(int count, MPI_Datatype t) {
+  g_sys_count = count;
+  g_sys_type = t;
+}
+
+}  // namespace
+
+// The drop-in's calls resolve to these (the program is searched first).
+extern "C" int PMPI_Send(const void *b, int c, MPI_Datatype t, int d, int tag, MPI_Comm comm) {
+  static auto real = next<decltype(&PMPI_Send)>("PMPI_Send");
+  seen(c, t);
+  return real(b, c, t, d, tag, comm);
+}
+extern "C" int PMPI_Recv(void *b, int c, MPI_Datatype t, int s, int tag, MPI_Comm comm,
+                         MPI_Status *st) {
+  static auto real = next<decltype(&PMPI_Recv)>("PMPI_Recv");
+  seen(c, t);
+  return real(b, c, t, s, tag, comm, st);
+}
+extern "C" int PMPI_Isend(const void *b, int c, MPI_Datatype t, int d, int tag, MPI_Comm comm,
+                          MPI_Request *r) {
+  static auto real = next<decltype(&PMPI_Isend)>("PMPI_Isend");
+  seen(c, t);
+  return real(b, c, t, d, tag, comm, r);
+}
+extern "C" int PMPI_Irecv(void *b, int c, MPI_Datatype t, int s, int tag, MPI_Comm comm,
+                          MPI_Request *r) {
+  static auto real = next<decltype(&PMPI_Irecv)>("PMPI_Irecv");
+  seen(c, t);
+  return real(b, c, t, s, tag, comm, r);
+}
+
+namespace {
+
+// Runs of 508 bytes (127 ints every 128): short enough that Loom stages
+// them on both MPIs (scheme.hpp), 2.5 GiB packed in all.
+constexpr int64_t kBlocks = 5284000;
+constexpr int64_t kRun = 127, kStride = 128;
+constexpr uint32_t kCanary = 0xfeedfaceu;
+int g_fail = 0;
+
+#define CHECK(cond, ...)                                    \
+  do {                                                      \
+    if (!(cond)) {                                          \
+      std::fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+      std::fprintf(stderr, __VA_ARGS__);                    \
+      std::fprintf(stderr, "\n");                           \
+      ++g_fail;                                             \
+    }                                                       \
+  } while (0)
+
+uint32_t value(int64_t i, uint32_t salt) { return (uint32_t)(i * 2654435761u) ^ salt; }
+
+// The system got one byte type of `packed` bytes, not `user`.
+void expect_wire(MPI_Datatype user, int64_t packed, const char *what) {
+  MPI_Count size = -1;
+  if (g_sys_type != MPI_DATATYPE_NULL) PMPI_Type_size_x(g_sys_type, &size);
+  CHECK(g_sys_type != user && g_sys_count == 1 && size == packed,
+        "%s: the system got count %d of a type of %lld bytes, not one message of %lld "
+        "staged bytes",
+        what, g_sys_count, (long long)size, (long long)packed);
+}
+
+// Every element of the layout holds value(i, salt); every gap the canary.
+void expect_data(const std::vector<uint32_t> &buf, uint32_t salt, const char *what) {
+  int64_t bad = 0, first = -1;
+  for (int64_t i = 0; i < (int64_t)buf.size(); ++i) {
+    bool in_run = i % kStride < kRun;
+    uint32_t want = in_run ? value(i, salt) : kCanary;
+    if (buf[(size_t)i] != want) {
+      if (first < 0) first = i;
+      ++bad;
+    }
+  }
+  CHECK(bad == 0, "%s: %lld wrong ints, first at int %lld", what, (long long)bad,
+        (long long)first);
+}
+
+void fill(std::vector<uint32_t> &buf, uint32_t salt) {
+  for (int64_t i = 0; i < (int64_t)buf.size(); ++i)
+    buf[(size_t)i] = i % kStride < kRun ? value(i, salt) : kCanary;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size != 2) {
+    if (rank == 0) std::fprintf(stderr, "p2p_large: run with 2 ranks\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  MPI_Datatype vec;
+  MPI_Type_vector((int)kBlocks, (int)kRun, (int)kStride, MPI_INT, &vec);
+  MPI_Type_commit(&vec);
+  const int64_t packed = kBlocks * kRun * 4;
+  const int64_t ints = (kBlocks - 1) * kStride + kRun;
+  std::vector<uint32_t> buf((size_t)ints);
+  const uint32_t salt0 = 0x1234567u, salt1 = 0x7654321u;
+  const int peer = 1 - rank;
+
+  // Blocking, rank 0 -> rank 1.
+  if (rank == 0) {
+    fill(buf, salt0);
+    double t = MPI_Wtime();
+    CHECK(MPI_Send(buf.data(), 1, vec, peer, 1, MPI_COMM_WORLD) == MPI_SUCCESS, "Send");
+    expect_wire(vec, packed, "Send");
+    std::printf("rank 0: Send of %lld packed bytes %.2f s\n", (long long)packed,
+                MPI_Wtime() - t);
+  } else {
+    std::fill(buf.begin(), buf.end(), kCanary);
+    MPI_Status st;
+    double t = MPI_Wtime();
+    CHECK(MPI_Recv(buf.data(), 1, vec, peer, 1, MPI_COMM_WORLD, &st) == MPI_SUCCESS, "Recv");
+    std::printf("rank 1: Recv %.2f s\n", MPI_Wtime() - t);
+    expect_wire(vec, packed, "Recv");
+    int count = -1;
+    MPI_Get_count(&st, vec, &count);
+    CHECK(count == 1, "Get_count %d, want 1", count);
+    MPI_Count elems = -1;
+    MPI_Get_elements_x(&st, MPI_INT, &elems);
+    CHECK(elems == kBlocks * kRun, "Get_elements_x %lld, want %lld", (long long)elems,
+          (long long)(kBlocks * kRun));
+    expect_data(buf, salt0, "blocking");
+  }
+
+  // Nonblocking, rank 1 -> rank 0 (rank 0's buffer is overwritten).
+  MPI_Request req;
+  if (rank == 1) {
+    fill(buf, salt1);
+    CHECK(MPI_Isend(buf.data(), 1, vec, peer, 2, MPI_COMM_WORLD, &req) == MPI_SUCCESS, "Isend");
+    expect_wire(vec, packed, "Isend");
+    CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "Wait (send)");
+  } else {
+    std::fill(buf.begin(), buf.end(), kCanary);
+    CHECK(MPI_Irecv(buf.data(), 1, vec, peer, 2, MPI_COMM_WORLD, &req) == MPI_SUCCESS, "Irecv");
+    expect_wire(vec, packed, "Irecv");
+    MPI_Status st;
+    CHECK(MPI_Wait(&req, &st) == MPI_SUCCESS, "Wait (recv)");
+    int count = -1;
+    MPI_Get_count(&st, vec, &count);
+    CHECK(count == 1, "Get_count %d, want 1", count);
+    expect_data(buf, salt1, "nonblocking");
+  }
+
+  MPI_Type_free(&vec);
+  int fails = 0;
+  MPI_Allreduce(&g_fail, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) std::printf("p2p_large: %s\n", fails ? "FAILED" : "passed");
+  MPI_Finalize();
+  return fails ? 1 : 0;
+}
