@@ -3,12 +3,13 @@
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
+PREFIX     ?= /usr/local
 # Both MPIs every time: a missing one is a configure error here, not a
 # quietly smaller build.
 LOOM_MPI   ?= mpich;openmpi
 CMAKE_GEN  := $(shell command -v ninja >/dev/null 2>&1 && echo -G Ninja)
 
-.PHONY: all deps build build-asan test test-opt test-asan bench clean
+.PHONY: all deps build build-asan test test-opt test-asan bench install clean
 
 all: build
 
@@ -33,6 +34,11 @@ test: test-opt test-asan
 
 bench: build
 	@scripts/bench.sh $(BUILD)
+
+# The C API, the drop-in and CLI per MPI, the CMake package and the
+# pkg-config files under PREFIX (docs/install.md).
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
