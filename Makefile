@@ -3,9 +3,13 @@
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
+PREFIX     ?= /usr/local
+# Both MPIs every time: a missing one is a configure error here, not a
+# quietly smaller build.
+LOOM_MPI   ?= mpich;openmpi
 CMAKE_GEN  := $(shell command -v ninja >/dev/null 2>&1 && echo -G Ninja)
 
-.PHONY: all deps build build-asan test test-opt test-asan bench clean
+.PHONY: all deps build build-asan test test-opt test-asan bench install clean
 
 all: build
 
@@ -13,11 +17,11 @@ deps:
 	@scripts/install-deps.sh
 
 build: deps
-	@cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Release "-DLOOM_MPI=$(LOOM_MPI)" >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
 build-asan: deps
-	@cmake -S . -B $(ASAN_BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOOM_SANITIZE=ON >/dev/null
+	@cmake -S . -B $(ASAN_BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOOM_SANITIZE=ON "-DLOOM_MPI=$(LOOM_MPI)" >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 
 test-opt: build
@@ -30,6 +34,11 @@ test: test-opt test-asan
 
 bench: build
 	@scripts/bench.sh $(BUILD)
+
+# The C API, the drop-in and CLI per MPI, the CMake package and the
+# pkg-config files under PREFIX (docs/install.md).
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

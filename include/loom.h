@@ -20,6 +20,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/** @name Version
+ *  The release these declarations belong to.  CMakeLists.txt reads its
+ *  project version from these lines, so the CMake package, loom.pc and the
+ *  shared library's SONAME all follow them.
+ *  @{ */
+#define LOOM_VERSION_MAJOR 0
+#define LOOM_VERSION_MINOR 1
+#define LOOM_VERSION_PATCH 0
+/** "MAJOR.MINOR.PATCH" of the three numbers above. */
+#define LOOM_VERSION "0.1.0"
+/** @} */
+
+/** Marks the functions libloom.so exports.  The library is compiled with
+ *  hidden visibility, so only what carries this macro (the loom_* C API)
+ *  leaves it. */
+#if defined(__GNUC__) || defined(__clang__)
+#define LOOM_API __attribute__((visibility("default")))
+#else
+#define LOOM_API
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -87,61 +108,62 @@ typedef enum loom_bounds_rule {
  *  Each returns a new reference in *out; release it with loom_type_free().
  *  Arguments follow the MPI constructor of the same name, with 64-bit counts.
  *  @{ */
-loom_status loom_type_primitive(loom_prim p, loom_type *out);
+LOOM_API loom_status loom_type_primitive(loom_prim p, loom_type *out);
 /** A primitive of arbitrary size and alignment with no external32 meaning. */
-loom_status loom_type_bytes(int64_t size, int64_t align, loom_type *out);
-loom_status loom_type_contiguous(int64_t count, loom_type old, loom_type *out);
-loom_status loom_type_vector(int64_t count, int64_t blocklen, int64_t stride,
-                             loom_type old, loom_type *out);
-loom_status loom_type_hvector(int64_t count, int64_t blocklen,
-                              int64_t stride_bytes, loom_type old,
-                              loom_type *out);
-loom_status loom_type_indexed(int64_t count, const int64_t *blocklens,
-                              const int64_t *displs, loom_type old,
-                              loom_type *out);
-loom_status loom_type_hindexed(int64_t count, const int64_t *blocklens,
-                               const int64_t *displs_bytes, loom_type old,
-                               loom_type *out);
-loom_status loom_type_indexed_block(int64_t count, int64_t blocklen,
-                                    const int64_t *displs, loom_type old,
-                                    loom_type *out);
-loom_status loom_type_hindexed_block(int64_t count, int64_t blocklen,
-                                     const int64_t *displs_bytes,
-                                     loom_type old, loom_type *out);
+LOOM_API loom_status loom_type_bytes(int64_t size, int64_t align, loom_type *out);
+LOOM_API loom_status loom_type_contiguous(int64_t count, loom_type old, loom_type *out);
+LOOM_API loom_status loom_type_vector(int64_t count, int64_t blocklen, int64_t stride,
+                                      loom_type old, loom_type *out);
+LOOM_API loom_status loom_type_hvector(int64_t count, int64_t blocklen,
+                                       int64_t stride_bytes, loom_type old,
+                                       loom_type *out);
+LOOM_API loom_status loom_type_indexed(int64_t count, const int64_t *blocklens,
+                                       const int64_t *displs, loom_type old,
+                                       loom_type *out);
+LOOM_API loom_status loom_type_hindexed(int64_t count, const int64_t *blocklens,
+                                        const int64_t *displs_bytes, loom_type old,
+                                        loom_type *out);
+LOOM_API loom_status loom_type_indexed_block(int64_t count, int64_t blocklen,
+                                             const int64_t *displs, loom_type old,
+                                             loom_type *out);
+LOOM_API loom_status loom_type_hindexed_block(int64_t count, int64_t blocklen,
+                                              const int64_t *displs_bytes,
+                                              loom_type old, loom_type *out);
 /** MPI_Type_create_struct; @p rule picks the bounds semantics. */
-loom_status loom_type_struct(int64_t count, const int64_t *blocklens,
-                             const int64_t *displs_bytes,
-                             const loom_type *types, loom_bounds_rule rule,
-                             loom_type *out);
-loom_status loom_type_subarray(int ndims, const int64_t *sizes,
-                               const int64_t *subsizes, const int64_t *starts,
-                               int order, loom_type old, loom_type *out);
-loom_status loom_type_darray(int size, int rank, int ndims,
-                             const int64_t *gsizes, const int *distribs,
-                             const int *dargs, const int *psizes, int order,
-                             loom_type old, loom_type *out);
-loom_status loom_type_resized(loom_type old, int64_t lb, int64_t extent,
-                              loom_type *out);
-loom_status loom_type_dup(loom_type old, loom_type *out);
+LOOM_API loom_status loom_type_struct(int64_t count, const int64_t *blocklens,
+                                      const int64_t *displs_bytes,
+                                      const loom_type *types, loom_bounds_rule rule,
+                                      loom_type *out);
+LOOM_API loom_status loom_type_subarray(int ndims, const int64_t *sizes,
+                                        const int64_t *subsizes, const int64_t *starts,
+                                        int order, loom_type old, loom_type *out);
+LOOM_API loom_status loom_type_darray(int size, int rank, int ndims,
+                                      const int64_t *gsizes, const int *distribs,
+                                      const int *dargs, const int *psizes, int order,
+                                      loom_type old, loom_type *out);
+LOOM_API loom_status loom_type_resized(loom_type old, int64_t lb, int64_t extent,
+                                       loom_type *out);
+LOOM_API loom_status loom_type_dup(loom_type old, loom_type *out);
 /** @} */
 
 /** Takes one more reference. */
-loom_type loom_type_ref(loom_type t);
+LOOM_API loom_type loom_type_ref(loom_type t);
 /** Drops a reference; a type lives while any reference (or parent) holds it. */
-void loom_type_free(loom_type t);
+LOOM_API void loom_type_free(loom_type t);
 
 /** Compiles the plan (idempotent, thread-safe).  Cost depends on the size of
  *  the type description, never on the number of elements. */
-loom_status loom_type_commit(loom_type t);
-int loom_type_is_committed(loom_type t);
+LOOM_API loom_status loom_type_commit(loom_type t);
+LOOM_API int loom_type_is_committed(loom_type t);
 
 /** @name Queries (MPI_Type_size, get_extent, get_true_extent)
  *  @{ */
-int64_t loom_type_size(loom_type t);
-void loom_type_extent(loom_type t, int64_t *lb, int64_t *extent);
-void loom_type_true_extent(loom_type t, int64_t *true_lb, int64_t *true_extent);
+LOOM_API int64_t loom_type_size(loom_type t);
+LOOM_API void loom_type_extent(loom_type t, int64_t *lb, int64_t *extent);
+LOOM_API void loom_type_true_extent(loom_type t, int64_t *true_lb,
+                                    int64_t *true_extent);
 /** Number of primitive elements in one instance (MPI_Get_elements basis). */
-int64_t loom_type_num_elements(loom_type t);
+LOOM_API int64_t loom_type_num_elements(loom_type t);
 /** Nonzero when @p t is committed and, for every count, count instances
  *  occupy exactly one run of count * size bytes that starts at the first
  *  byte of data (buf + true lb; not necessarily buf + lb): one instance is
@@ -149,29 +171,29 @@ int64_t loom_type_num_elements(loom_type t);
  *  abut.  Then count instances move with one memcpy from buf + true lb.
  *  A committed type of size 0 is contiguous (there is nothing to move); an
  *  uncommitted type or NULL gives 0. */
-int loom_type_is_contiguous(loom_type t);
-loom_combiner loom_type_combiner(loom_type t);
+LOOM_API int loom_type_is_contiguous(loom_type t);
+LOOM_API loom_combiner loom_type_combiner(loom_type t);
 /** Contiguous byte runs one instance of the committed type moves (gaps
  *  between them; runs of consecutive instances may merge further), 0 for an
  *  empty type; saturates at INT64_MAX.  size / runs is the mean run length
  *  that decides how cheap a layout is to move element-wise. */
-int64_t loom_type_num_runs(loom_type t);
+LOOM_API int64_t loom_type_num_runs(loom_type t);
 /** The primitive every element of the type is, or -1 when it mixes
  *  primitives (or has none). */
-int loom_type_element(loom_type t);
+LOOM_API int loom_type_element(loom_type t);
 /** Writes the committed plan for @p count instances as one line
  *  (e.g. "vec(1048576,+8,blk8)"); returns the length it needs. */
-size_t loom_type_plan_string(loom_type t, int64_t count, char *buf,
-                             size_t bufsize);
+LOOM_API size_t loom_type_plan_string(loom_type t, int64_t count, char *buf,
+                                      size_t bufsize);
 /** @} */
 
 /** @name Whole-message pack and unpack (MPI_Pack semantics)
  *  *position is advanced; on LOOM_ERR_TRUNCATE nothing is written.
  *  @{ */
-loom_status loom_pack(const void *inbuf, int64_t count, loom_type t,
-                      void *outbuf, size_t outsize, size_t *position);
-loom_status loom_unpack(const void *inbuf, size_t insize, size_t *position,
-                        void *outbuf, int64_t count, loom_type t);
+LOOM_API loom_status loom_pack(const void *inbuf, int64_t count, loom_type t,
+                               void *outbuf, size_t outsize, size_t *position);
+LOOM_API loom_status loom_unpack(const void *inbuf, size_t insize, size_t *position,
+                                 void *outbuf, int64_t count, loom_type t);
 /** @} */
 
 /** An (address, length) pair as produced by the iov generator. */
@@ -187,33 +209,33 @@ typedef struct loom_cursor_s *loom_cursor;
  *  A cursor walks the packed stream of @p count instances of @p t laid out at
  *  @p buf.  Seeks cost O(depth log n); consecutive calls resume in O(1).
  *  @{ */
-loom_status loom_cursor_create(loom_type t, int64_t count, const void *buf,
-                               loom_cursor *out);
-void loom_cursor_free(loom_cursor c);
+LOOM_API loom_status loom_cursor_create(loom_type t, int64_t count, const void *buf,
+                                        loom_cursor *out);
+LOOM_API void loom_cursor_free(loom_cursor c);
 /** Copies cursor state (a checkpoint restore). */
-loom_status loom_cursor_copy(loom_cursor dst, loom_cursor src);
+LOOM_API loom_status loom_cursor_copy(loom_cursor dst, loom_cursor src);
 /** Total packed bytes and current offset. */
-size_t loom_cursor_total(loom_cursor c);
-size_t loom_cursor_offset(loom_cursor c);
-loom_status loom_cursor_seek(loom_cursor c, size_t offset);
+LOOM_API size_t loom_cursor_total(loom_cursor c);
+LOOM_API size_t loom_cursor_offset(loom_cursor c);
+LOOM_API loom_status loom_cursor_seek(loom_cursor c, size_t offset);
 /** Packs the next @p len bytes (fewer at the end) into @p out. */
-loom_status loom_cursor_pack(loom_cursor c, void *out, size_t len,
-                             size_t *done);
+LOOM_API loom_status loom_cursor_pack(loom_cursor c, void *out, size_t len,
+                                      size_t *done);
 /** Unpacks the next @p len bytes of @p in into the user buffer. */
-loom_status loom_cursor_unpack(loom_cursor c, const void *in, size_t len,
-                               size_t *done);
+LOOM_API loom_status loom_cursor_unpack(loom_cursor c, const void *in, size_t len,
+                                        size_t *done);
 /** Emits at most @p max_entries (address, length) pairs covering at most
  *  @p max_bytes of the stream; adjacent pieces are merged.  *bytes is the
  *  stream length covered; call again to continue. */
-loom_status loom_cursor_iov(loom_cursor c, loom_iov *iov, size_t max_entries,
-                            size_t max_bytes, size_t *n_entries,
-                            size_t *bytes);
+LOOM_API loom_status loom_cursor_iov(loom_cursor c, loom_iov *iov, size_t max_entries,
+                                     size_t max_bytes, size_t *n_entries,
+                                     size_t *bytes);
 
 /** Packs stream bytes [offset, offset+len) in one call (seek + pack). */
-loom_status loom_pack_range(const void *inbuf, int64_t count, loom_type t,
-                            size_t offset, size_t len, void *out);
-loom_status loom_unpack_range(const void *in, size_t offset, size_t len,
-                              void *outbuf, int64_t count, loom_type t);
+LOOM_API loom_status loom_pack_range(const void *inbuf, int64_t count, loom_type t,
+                                     size_t offset, size_t len, void *out);
+LOOM_API loom_status loom_unpack_range(const void *in, size_t offset, size_t len,
+                                       void *outbuf, int64_t count, loom_type t);
 /** @} */
 
 /** @name Checkpoints
@@ -221,30 +243,30 @@ loom_status loom_unpack_range(const void *in, size_t offset, size_t len,
  *  disjoint ranges of one message in parallel and in any order.
  *  @{ */
 typedef struct loom_checkpoints_s *loom_checkpoints;
-loom_status loom_checkpoints_create(loom_type t, int64_t count,
-                                    const void *buf, size_t interval,
-                                    loom_checkpoints *out);
-void loom_checkpoints_free(loom_checkpoints cp);
-size_t loom_checkpoints_count(loom_checkpoints cp);
+LOOM_API loom_status loom_checkpoints_create(loom_type t, int64_t count,
+                                             const void *buf, size_t interval,
+                                             loom_checkpoints *out);
+LOOM_API void loom_checkpoints_free(loom_checkpoints cp);
+LOOM_API size_t loom_checkpoints_count(loom_checkpoints cp);
 /** Sets @p c to the nearest checkpoint at or before @p offset, then seeks
  *  forward to @p offset. */
-loom_status loom_checkpoints_restore(loom_checkpoints cp, size_t offset,
-                                     loom_cursor c);
+LOOM_API loom_status loom_checkpoints_restore(loom_checkpoints cp, size_t offset,
+                                              loom_cursor c);
 /** @} */
 
 /** @name external32 (big-endian, the standard's external32 sizes)
  *  @{ */
-loom_status loom_external32_size(int64_t count, loom_type t, size_t *size);
-loom_status loom_pack_external32(const void *inbuf, int64_t count,
-                                 loom_type t, void *outbuf, size_t outsize,
-                                 size_t *position);
-loom_status loom_unpack_external32(const void *inbuf, size_t insize,
-                                   size_t *position, void *outbuf,
-                                   int64_t count, loom_type t);
+LOOM_API loom_status loom_external32_size(int64_t count, loom_type t, size_t *size);
+LOOM_API loom_status loom_pack_external32(const void *inbuf, int64_t count,
+                                          loom_type t, void *outbuf, size_t outsize,
+                                          size_t *position);
+LOOM_API loom_status loom_unpack_external32(const void *inbuf, size_t insize,
+                                            size_t *position, void *outbuf,
+                                            int64_t count, loom_type t);
 /** @} */
 
 /** A short English message for a status code. */
-const char *loom_status_string(loom_status s);
+LOOM_API const char *loom_status_string(loom_status s);
 
 #ifdef __cplusplus
 }

@@ -30,6 +30,7 @@
 #include "bench/engine.h"
 #include "bench/p2p_bench.h"
 #include "bench/report.h"
+#include "loom.h"
 
 #ifndef LOOM_FLAVOR
 #define LOOM_FLAVOR "unknown"
@@ -196,7 +197,7 @@ void add_comm_options(CLI::App *cmd, loom_bench::CommBenchArgs &a) {
 int main(int argc, char **argv) {
   CLI::App app{"loom: fast MPI derived datatypes (benchmarks and tools)"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("loom 0.1 (") + LOOM_FLAVOR + ")");
+  app.set_version_flag("--version", std::string("loom " LOOM_VERSION " (") + LOOM_FLAVOR + ")");
 
   auto *bench = app.add_subcommand("bench", "benchmarks");
   bench->require_subcommand(1);
