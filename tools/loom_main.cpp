@@ -6,6 +6,7 @@
 //       loom bench p2p  [--case REGEX] [--reps N] [--json FILE] [--quick] [--no-bw] ...
 //   mpiexec -n 2 env LD_PRELOAD=... loom bench coll [same options]
 //   loom bench summary FILE.json...
+//   loom info [--markdown]
 //
 // Built once per MPI flavour (build/mpich/loom, build/openmpi/loom).  `pack`
 // compares Loom's native engine with the system MPI it is linked against,
@@ -30,10 +31,14 @@
 #include "bench/engine.h"
 #include "bench/p2p_bench.h"
 #include "bench/report.h"
+#include "info.h"
 #include "loom.h"
 
 #ifndef LOOM_FLAVOR
 #define LOOM_FLAVOR "unknown"
+#endif
+#ifndef LOOM_VERSION
+#define LOOM_VERSION "unknown"
 #endif
 
 namespace {
@@ -263,10 +268,20 @@ int main(int argc, char **argv) {
       "against its first 1 MiB)");
   engine->add_flag("--quick", engine_quick, "smoke test: small sizes");
 
+  bool info_markdown = false;
+  auto *info = app.add_subcommand(
+      "info",
+      "the Loom version, the MPI this build is for, and every setting (LOOM_* "
+      "environment variable) with its current value and its source");
+  info->add_flag("--markdown", info_markdown,
+                 "print the settings reference as Markdown (docs/settings.md)");
 
   CLI11_PARSE(app, argc, argv);
   if (summary->parsed()) return loom_bench::print_bench_summary(stdout, summary_files);
   if (engine->parsed()) return loom_bench::bench_engine(engine_quick);
+  if (info->parsed())
+    return info_markdown ? loom_cli::print_settings_markdown(stdout)
+                         : loom_cli::print_info(stdout);
 
   // Open MPI refuses to start as root without these; a benchmark on a
   // throw-away machine is the common case, and the user's values win.

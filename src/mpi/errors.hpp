@@ -13,9 +13,13 @@ int raise(MPI_Comm comm, int cls);
 // MPICH 4.0.2 and Open MPI 4.1.4 raise them on MPI_COMM_WORLD.
 int raise_nocomm(int cls);
 
-// True when LOOM_VERBOSE is set in the environment (read once).
+// The LOOM_VERBOSE setting (config.hpp).
 bool verbose();
-// printf-style diagnostics to stderr, only when verbose().
+// printf-style diagnostics to stderr, one line each tagged with the rank
+// ("loom[3]: ..."; "loom[pid N]: ..." outside MPI_Init..MPI_Finalize), only
+// when verbose().
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+// A warning line ("loom[3]: warning: ..."), whatever verbose() says.
+void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 }  // namespace loom_mpi

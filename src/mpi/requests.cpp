@@ -2,9 +2,9 @@
 // requests.hpp for the protocol and the claiming rule).
 #include "requests.hpp"
 
+#include "config.hpp"
 #include "errors.hpp"
 
-#include <cstdlib>
 #include <mutex>
 
 namespace loom_mpi {
@@ -90,14 +90,6 @@ void destroy(PendingOp *op) {
   } else {
     delete op;
   }
-}
-
-size_t env_mb(const char *name, size_t dflt) {
-  const char *v = std::getenv(name);
-  if (!v || !*v) return dflt;
-  char *end;
-  unsigned long long n = std::strtoull(v, &end, 10);
-  return *end ? dflt : (size_t)n << 20;
 }
 
 // Bytes the system says arrived (for the partial-unpack rule).
@@ -186,10 +178,7 @@ void arm_finalize_hook() {
 // ---------------------------------------------------------------------------
 
 bool comm_enabled() {
-  static const bool on = [] {
-    const char *v = std::getenv("LOOM_P2P");
-    return !(v && v[0] == '0' && v[1] == 0);
-  }();
+  static const bool on = config().on(Id::p2p);
   return on;
 }
 
@@ -197,8 +186,8 @@ loom::xfer::StagingPool &staging_pool() {
   // Never destroyed: requests may complete from atexit-time MPI_Finalize.
   static loom::xfer::StagingPool *pool = [] {
     loom::xfer::StagingPool::Limits lim;
-    lim.max_pooled_buffer = env_mb("LOOM_STAGING_MAX_MB", lim.max_pooled_buffer);
-    lim.max_cached_bytes = env_mb("LOOM_STAGING_CACHE_MB", lim.max_cached_bytes);
+    lim.max_pooled_buffer = (size_t)config().bytes(Id::staging_max);
+    lim.max_cached_bytes = (size_t)config().bytes(Id::staging_cache);
     return new loom::xfer::StagingPool(lim);
   }();
   return *pool;

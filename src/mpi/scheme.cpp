@@ -1,43 +1,24 @@
-// Defaults and environment overrides of the scheme selection (scheme.hpp).
+// The scheme selection's thresholds (scheme.hpp): settings LOOM_SYSTEM_RUN,
+// LOOM_SYSTEM_MIN and LOOM_SYSTEM_MAX, whose per-MPI defaults and reasons
+// are in the registry (src/settings/registry.cpp).
 #include "scheme.hpp"
 
-#include <cstdlib>
+#include "config.hpp"
 
 namespace loom_mpi {
-namespace {
-
-#if defined(MPICH)
-constexpr int64_t kMinRun = 512;
-constexpr size_t kMinBytes = size_t(8) << 10;  // below, its path costs 2x a loop
-constexpr size_t kMaxBytes = size_t(4) << 20;
-#else
-constexpr int64_t kMinRun = 512;
-constexpr size_t kMinBytes = 0;
-constexpr size_t kMaxBytes = size_t(1) << 40;
-#endif
-
-int64_t env_bytes(const char *name, int64_t dflt) {
-  const char *v = std::getenv(name);
-  if (!v || !*v) return dflt;
-  char *end;
-  long long n = std::strtoll(v, &end, 10);
-  return *end || n < 0 ? dflt : n;
-}
-
-}  // namespace
 
 int64_t system_min_run() {
-  static const int64_t v = env_bytes("LOOM_SYSTEM_RUN", kMinRun);
+  static const int64_t v = config().bytes(Id::system_run);
   return v;
 }
 
 size_t system_min_bytes() {
-  static const size_t v = (size_t)env_bytes("LOOM_SYSTEM_MIN", (int64_t)kMinBytes);
+  static const size_t v = (size_t)config().bytes(Id::system_min);
   return v;
 }
 
 size_t system_max_bytes() {
-  static const size_t v = (size_t)env_bytes("LOOM_SYSTEM_MAX", (int64_t)kMaxBytes);
+  static const size_t v = (size_t)config().bytes(Id::system_max);
   return v;
 }
 

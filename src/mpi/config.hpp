@@ -1,0 +1,15 @@
+// The drop-in's settings (src/settings): read from the environment once, on
+// first use, with the defaults of the MPI this library is built for; each
+// invalid value is reported on stderr then (one line, whatever LOOM_VERBOSE
+// says: the user asked for something Loom does not do).
+#pragma once
+#include "settings.hpp"
+
+namespace loom_mpi {
+
+using loom::settings::Id;
+
+// The process's settings (never destroyed: MPI_Finalize may run at exit).
+const loom::settings::Snapshot &config();
+
+}  // namespace loom_mpi

@@ -1,0 +1,68 @@
+// The syntax every setting shares: booleans and sizes.
+#include <cctype>
+
+#include "settings.hpp"
+
+namespace loom {
+namespace settings {
+namespace {
+
+std::string trimmed_lower(const std::string &text) {
+  size_t b = 0, e = text.size();
+  while (b < e && std::isspace((unsigned char)text[b])) ++b;
+  while (e > b && std::isspace((unsigned char)text[e - 1])) --e;
+  std::string s = text.substr(b, e - b);
+  for (char &c : s) c = (char)std::tolower((unsigned char)c);
+  return s;
+}
+
+// Suffix letters, each 1024 times the one before.
+constexpr char kSuffixes[] = "kmgt";
+
+}  // namespace
+
+bool parse_bool(const std::string &text, bool *out) {
+  const std::string s = trimmed_lower(text);
+  for (const char *t : {"1", "yes", "on", "true"})
+    if (s == t) return *out = true, true;
+  for (const char *f : {"0", "no", "off", "false"})
+    if (s == f) return *out = false, true;
+  return false;
+}
+
+bool parse_size(const std::string &text, int64_t unit, int64_t *out) {
+  const std::string s = trimmed_lower(text);
+  size_t i = 0;
+  int64_t n = 0;
+  for (; i < s.size() && std::isdigit((unsigned char)s[i]); ++i)
+    if (__builtin_mul_overflow(n, 10, &n) || __builtin_add_overflow(n, s[i] - '0', &n))
+      return false;
+  if (i == 0) return false;  // no digits (also: a sign)
+  int64_t scale = unit;
+  if (i < s.size()) {
+    scale = 1;
+    for (const char *p = kSuffixes; *p; ++p) {
+      scale *= 1024;
+      if (s[i] == *p) break;
+      if (!p[1]) return false;  // not a suffix letter
+    }
+    ++i;
+    if (s.compare(i, std::string::npos, "ib") == 0) i += 2;
+  }
+  return i == s.size() && !__builtin_mul_overflow(n, scale, out);
+}
+
+std::string format(Type type, int64_t value) {
+  if (type == Type::boolean) return value ? "on" : "off";
+  int k = 0;
+  while (value != 0 && value % 1024 == 0 && kSuffixes[k]) {
+    value /= 1024;
+    ++k;
+  }
+  std::string s = std::to_string(value);
+  if (k) s += (char)std::toupper((unsigned char)kSuffixes[k - 1]);
+  return s;
+}
+
+}  // namespace settings
+}  // namespace loom

@@ -1,0 +1,59 @@
+// The registry: every setting Loom reads, with its default and range.
+// docs/settings.md is generated from this table (`loom info --markdown`).
+#include "settings.hpp"
+
+namespace loom {
+namespace settings {
+namespace {
+
+constexpr int64_t K = int64_t(1) << 10;
+constexpr int64_t M = int64_t(1) << 20;
+constexpr int64_t G = int64_t(1) << 30;
+constexpr int64_t T = int64_t(1) << 40;
+
+}  // namespace
+
+const std::vector<Spec> &registry() {
+  // Never destroyed: the drop-in may read settings from atexit handlers.
+  static const std::vector<Spec> *specs = new std::vector<Spec>{
+      {Id::verbose, "LOOM_VERBOSE", Type::boolean, 0, 0, 0, 1,
+       "notes on stderr about what the drop-in does, each line tagged "
+       "loom[rank] (loom[pid N] outside MPI_Init..MPI_Finalize)",
+       nullptr, 1},
+      {Id::p2p, "LOOM_P2P", Type::boolean, 1, 1, 0, 1,
+       "Loom moves the derived-datatype messages of point-to-point calls and "
+       "collectives; off: all of them take the system MPI's own path (the "
+       "MPI_Pack family stays Loom's)",
+       nullptr, 1},
+      // Measured in `loom bench p2p`: from runs of 512 B the system path
+      // beats staging on both MPIs.
+      {Id::system_run, "LOOM_SYSTEM_RUN", Type::size, 512, 512, 0, T,
+       "mean contiguous run from which a single-primitive layout takes the "
+       "system MPI's datatype path instead of Loom's staging; 0: never",
+       nullptr, 1},
+      // MPICH 4.0.2's datatype path costs twice a loop below 8 KiB and
+      // slows down again beyond a few MiB; Open MPI's has no such bounds.
+      {Id::system_min, "LOOM_SYSTEM_MIN", Type::size, 8 * K, 0, 0, T,
+       "smallest message that may take the system MPI's datatype path",
+       nullptr, 1},
+      {Id::system_max, "LOOM_SYSTEM_MAX", Type::size, 4 * M, T, 0, T,
+       "largest message that may take the system MPI's datatype path",
+       nullptr, 1},
+      // Large enough that the messages where staging costs most (MiBs, a
+      // page fault per 4 KiB of a fresh buffer) are pooled; the pool has
+      // no size class above 1 GiB.
+      {Id::staging_max, "LOOM_STAGING_MAX", Type::size, 32 * M, 32 * M, 0, G,
+       "largest staging buffer kept for reuse; larger ones are allocated "
+       "for their message and freed after it",
+       "LOOM_STAGING_MAX_MB", M},
+      {Id::staging_cache, "LOOM_STAGING_CACHE", Type::size, 128 * M, 128 * M, 0, T,
+       "idle staging memory kept for reuse, all buffers together",
+       "LOOM_STAGING_CACHE_MB", M},
+  };
+  return *specs;
+}
+
+const Spec &spec(Id id) { return registry()[(size_t)id]; }
+
+}  // namespace settings
+}  // namespace loom

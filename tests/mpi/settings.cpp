@@ -1,0 +1,132 @@
+// The drop-in obeys its settings: a plain MPI program run as two ranks with
+// libloom-mpi.so preloaded and LOOM_* variables set by the test.
+//
+//   loom_mpi_settings <staged|system> <quiet|TEXT>
+//
+// Rank 0 sends a strided vector (8-byte runs: Loom stages it when LOOM_P2P
+// is on) to rank 1.  This program's own PMPI_Send sits between the drop-in
+// and the system MPI (a PMPI tool, exported from the executable) and sees
+// what the drop-in hands the system: MPI_PACKED (`staged`) or the user's
+// datatype (`system`, LOOM_P2P=off).  The drop-in's stderr during the run is
+// captured: `quiet` expects none at all, otherwise it must contain TEXT
+// ("{rank}" in TEXT stands for the rank).
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "mpi_test.hpp"
+
+using namespace loomtest;
+
+namespace {
+
+constexpr int kTag = 77;
+constexpr int kCount = 1000;  // doubles, every other one
+
+// What reached the system's PMPI_Send with kTag.
+struct SystemSend {
+  int calls = 0;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  int count = 0;
+} g_seen;
+
+// Runs f with file descriptor 2 redirected to a temporary file; returns
+// what was written there.
+template <class F>
+std::string capture_stderr(F f) {
+  std::fflush(stderr);
+  FILE *tmp = std::tmpfile();
+  int saved = dup(2);
+  if (!tmp || saved < 0 || dup2(fileno(tmp), 2) < 0) {
+    failf("cannot redirect stderr");
+    f();
+    return "";
+  }
+  f();
+  std::fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  std::string text;
+  std::rewind(tmp);
+  for (int c; (c = std::fgetc(tmp)) != EOF;) text += (char)c;
+  std::fclose(tmp);
+  return text;
+}
+
+}  // namespace
+
+// The PMPI tool: records, then forwards to the system MPI.
+extern "C" int PMPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                         MPI_Comm comm) {
+  using Fn = int (*)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
+  static Fn system_send = (Fn)dlsym(RTLD_NEXT, "PMPI_Send");
+  if (tag == kTag) {
+    ++g_seen.calls;
+    g_seen.type = type;
+    g_seen.count = count;
+  }
+  return system_send(buf, count, type, dest, tag, comm);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3 || (std::string(argv[1]) != "staged" && std::string(argv[1]) != "system")) {
+    std::fprintf(stderr, "usage: %s <staged|system> <quiet|TEXT>\n", argv[0]);
+    return 2;
+  }
+  const bool staged = std::string(argv[1]) == "staged";
+  const std::string expect = argv[2];
+  int rank = -1, size = 0;
+  MPI_Datatype strided = MPI_DATATYPE_NULL;
+  std::vector<double> data(2 * kCount);
+  const std::string err = capture_stderr([&] {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Type_vector(kCount, 1, 2, MPI_DOUBLE, &strided);
+    MPI_Type_commit(&strided);
+    if (size != 2) return;
+    for (int i = 0; i < 2 * kCount; ++i) data[i] = rank == 0 ? i + 0.5 : -1;
+    if (rank == 0)
+      MPI_Send(data.data(), 1, strided, 1, kTag, MPI_COMM_WORLD);
+    else
+      MPI_Recv(data.data(), 1, strided, 0, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  });
+  std::fputs(err.c_str(), stderr);  // for the test log
+  if (size != 2) failf("needs 2 ranks, got %d", size);
+  if (!dropin_active()) failf("rank %d: MPI_Pack resolves to %s", rank, provider("MPI_Pack").c_str());
+
+  if (rank == 0) {
+    EXPECT_MSG(g_seen.calls == 1, "the system's PMPI_Send was called %d times", g_seen.calls);
+    if (staged)
+      EXPECT_MSG(g_seen.type == MPI_PACKED && g_seen.count == kCount * 8,
+                 "expected one MPI_PACKED message of %d bytes (Loom stages), got count %d of "
+                 "another type", kCount * 8, g_seen.count);
+    else
+      EXPECT_MSG(g_seen.type == strided && g_seen.count == 1,
+                 "expected the user's datatype (LOOM_P2P=off), got count %d of %s", g_seen.count,
+                 g_seen.type == MPI_PACKED ? "MPI_PACKED" : "another type");
+  } else if (rank == 1) {
+    for (int i = 0; i < 2 * kCount; ++i) {
+      double want = i % 2 == 0 ? i + 0.5 : -1;
+      if (data[i] != want) {
+        failf("received element %d is %g, expected %g", i, data[i], want);
+        break;
+      }
+    }
+  }
+
+  if (expect == "quiet") {
+    EXPECT_MSG(err.empty(), "rank %d: expected no output on stderr, got:\n%s", rank, err.c_str());
+  } else {
+    std::string text = expect;
+    size_t at = text.find("{rank}");
+    if (at != std::string::npos) text.replace(at, 6, std::to_string(rank));
+    EXPECT_MSG(err.find(text) != std::string::npos, "rank %d: stderr lacks '%s'", rank,
+               text.c_str());
+  }
+  MPI_Type_free(&strided);
+  return finish("settings");
+}
