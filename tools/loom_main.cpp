@@ -7,6 +7,9 @@
 //   mpiexec -n 2 env LD_PRELOAD=... loom bench coll [same options]
 //   loom bench summary FILE.json...
 //
+// Every suite reports progress on stderr (rank 0; --quiet: none, --progress:
+// a line per case).
+//
 // Built once per MPI flavour (build/mpich/loom, build/openmpi/loom).  `pack`
 // compares Loom's native engine with the system MPI it is linked against,
 // called through PMPI; `p2p` and `coll` compare the preloaded drop-in (MPI_*)
@@ -29,6 +32,7 @@
 #include "bench/harness.h"
 #include "bench/engine.h"
 #include "bench/p2p_bench.h"
+#include "bench/progress.h"
 #include "bench/report.h"
 
 #ifndef LOOM_FLAVOR
@@ -62,6 +66,7 @@ struct BenchPackArgs {
   double budget = 1.2;
   std::string mpi_calls = "pmpi";
   std::string stat = "median";
+  loom_bench::ProgressMode progress = loom_bench::ProgressMode::kAuto;
 };
 
 // The cases whose name or group matches `pattern` (POSIX extended regular
@@ -127,14 +132,13 @@ int bench_pack(const BenchPackArgs &a) {
   RunInfo info = run_info(a.quick, a.stat);
   info.mpi_calls = opt.use_mpi_symbols ? "MPI_Pack/MPI_Unpack" : "PMPI_Pack/PMPI_Unpack";
 
-  const bool tty = isatty(fileno(stderr));
   std::vector<CaseResult> results;
+  Progress progress("loom bench pack", selected.size(), a.progress, true);
   for (size_t i = 0; i < selected.size(); ++i) {
-    if (tty)
-      fmt::print(stderr, "\r\033[K[{}/{}] {}", i + 1, selected.size(), selected[i].name);
+    progress.start(i, selected[i].name);
     results.push_back(run_case(selected[i], params, opt));
   }
-  if (tty) fmt::print(stderr, "\r\033[K");
+  progress.finish();
 
   Summary s = summarize(results);
   print_report(stdout, info, results, s, a.plans);
@@ -170,6 +174,19 @@ int bench_coll(const loom_bench::CommBenchArgs &a) {
   return loom_bench::bench_coll(selected, a, run_info(a.quick, a.stat));
 }
 
+// --quiet and --progress (what the suites print on stderr while they run).
+void add_progress_options(CLI::App *cmd, loom_bench::ProgressMode &mode) {
+  using loom_bench::ProgressMode;
+  auto *quiet = cmd->add_flag_callback(
+      "--quiet", [&mode] { mode = ProgressMode::kQuiet; },
+      "no progress on stderr (default: a status line on a terminal, otherwise a "
+      "line every few seconds once the run takes that long; rank 0 only)");
+  cmd->add_flag_callback(
+         "--progress", [&mode] { mode = ProgressMode::kAlways; },
+         "a progress line on stderr for every case, terminal or not")
+      ->excludes(quiet);
+}
+
 // Options shared by `loom bench p2p` and `loom bench coll`.
 void add_comm_options(CLI::App *cmd, loom_bench::CommBenchArgs &a) {
   cmd->add_option("--case", a.case_regex,
@@ -189,6 +206,7 @@ void add_comm_options(CLI::App *cmd, loom_bench::CommBenchArgs &a) {
                 "smoke test: reduced sizes, verification and two rounds");
   cmd->add_flag("--list", a.list, "list the cases and exit");
   cmd->add_flag("--plans", a.plans, "print every case's Loom plan");
+  add_progress_options(cmd, a.progress);
 }
 
 }  // namespace
@@ -227,6 +245,7 @@ int main(int argc, char **argv) {
                  "smoke test: reduced sizes, verification and two rounds");
   pack->add_flag("--list", pa.list, "list the cases and exit");
   pack->add_flag("--plans", pa.plans, "print every case's Loom plan");
+  add_progress_options(pack, pa.progress);
 
   loom_bench::CommBenchArgs p2a;
   auto *p2p = bench->add_subcommand(

@@ -1,7 +1,5 @@
 #include "coll_bench.h"
 
-#include <unistd.h>
-
 #include <cstring>
 
 #include <fmt/format.h>
@@ -441,14 +439,14 @@ int bench_coll(const std::vector<CollDef> &cases, const CommBenchArgs &a,
   opt.reps = a.reps;
   opt.budget_s = a.budget;
   opt.quick = a.quick;
-  const bool tty = rank == 0 && isatty(fileno(stderr));
+  Progress progress(info.tool, cases.size(), a.progress, rank == 0);
   for (size_t i = 0; i < cases.size(); ++i) {
-    if (tty) fmt::print(stderr, "\r\033[K[{}/{}] {}", i + 1, cases.size(), cases[i].name);
+    progress.start(i, cases[i].name);
     CommRow row;
     run_coll_case(cases[i], opt, a.stat == "min", MPI_COMM_WORLD, row);
     t.rows.push_back(std::move(row));
   }
-  if (tty) fmt::print(stderr, "\r\033[K");
+  progress.finish();
   bool ok = true;
   if (rank == 0) {
     info.load_end = load_average();

@@ -1,7 +1,6 @@
 #include "p2p_bench.h"
 
 #include <mpi.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -340,15 +339,15 @@ int bench_p2p(const std::vector<CaseDef> &cases, const CommBenchArgs &a,
     opt.reps = a.reps;
     opt.budget_s = a.budget;
     opt.quick = a.quick;
-    const bool tty = wrank == 0 && isatty(fileno(stderr));
+    Progress progress(info.tool, cases.size(), a.progress, wrank == 0);
     for (size_t i = 0; i < cases.size(); ++i) {
-      if (tty) fmt::print(stderr, "\r\033[K[{}/{}] {}", i + 1, cases.size(), cases[i].name);
+      progress.start(i, cases[i].name);
       CommRow r1, r2;
       run_p2p_case(cases[i], params, opt, a.stat == "min", !a.no_bw, pc, r1, r2);
       rtt.rows.push_back(std::move(r1));
       if (!a.no_bw) bw.rows.push_back(std::move(r2));
     }
-    if (tty) fmt::print(stderr, "\r\033[K");
+    progress.finish();
     MPI_Comm_free(&pc);
     if (wrank == 0) {
       info.load_end = load_average();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cases.h"
+#include "progress.h"
 #include "report.h"
 
 namespace loom_bench {
@@ -26,6 +27,7 @@ struct CommBenchArgs {
   bool plans = false;
   bool no_bw = false;    // p2p: round trips only
   std::string stat = "median";
+  ProgressMode progress = ProgressMode::kAuto;
 };
 
 // Vectors of doubles, blocks of `block` bytes every 2*block bytes, `msg`
