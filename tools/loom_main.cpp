@@ -1,10 +1,11 @@
 // loom: the Loom command-line tool.
 //
-//   loom bench pack [--case REGEX] [--reps N] [--json FILE] [--quick]
+//   loom bench pack [--case REGEX] [--reps N] [--json FILE] [--csv FILE] [--quick]
 //                   [--list] [--plans] [--budget SECONDS]
 //   mpiexec -n 2 env LD_PRELOAD=build/<flavor>/libloom-mpi.so
 //       loom bench p2p  [--case REGEX] [--reps N] [--json FILE] [--quick] [--no-bw] ...
 //   mpiexec -n 2 env LD_PRELOAD=... loom bench coll [same options]
+//   loom bench engine [--quick] [--json FILE] [--csv FILE]
 //   loom bench summary FILE.json...
 //
 // Every suite reports progress on stderr (rank 0; --quiet: none, --progress:
@@ -20,13 +21,13 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "bench/bench_json.h"
 #include "bench/cases.h"
 #include "bench/coll_bench.h"
 #include "bench/harness.h"
@@ -34,6 +35,8 @@
 #include "bench/p2p_bench.h"
 #include "bench/progress.h"
 #include "bench/report.h"
+#include "bench/run_meta.h"
+#include "bench/summary.h"
 
 #ifndef LOOM_FLAVOR
 #define LOOM_FLAVOR "unknown"
@@ -41,25 +44,11 @@
 
 namespace {
 
-std::string local_date() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S %z", &tm);
-  return buf;
-}
-
-std::string host_name() {
-  char buf[256] = {0};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
-  return buf;
-}
-
 struct BenchPackArgs {
   std::string case_regex = ".*";
   int reps = 0;
   std::string json;
+  std::string csv;
   bool quick = false;
   bool list = false;
   bool plans = false;
@@ -99,15 +88,11 @@ void list_cases(const std::vector<Def> &cases) {
   for (const auto &c : cases) fmt::print("{:<16} {}\n", c.group, c.name);
 }
 
+// The command line, recorded in the JSON.
+std::vector<std::string> g_command_line;
+
 loom_bench::RunInfo run_info(bool quick, const std::string &stat) {
-  loom_bench::RunInfo info;
-  info.date = local_date();
-  info.host = host_name();
-  info.mpi = loom_bench::mpi_library_name();
-  info.flavor = LOOM_FLAVOR;
-  info.quick = quick;
-  info.stat = stat;
-  return info;
+  return loom_bench::collect_run_info(LOOM_FLAVOR, quick, stat, g_command_line);
 }
 
 int bench_pack(const BenchPackArgs &a) {
@@ -140,11 +125,13 @@ int bench_pack(const BenchPackArgs &a) {
   }
   progress.finish();
 
+  info.load_end = read_load_average();
+
   Summary s = summarize(results);
   print_report(stdout, info, results, s, a.plans);
   std::fflush(stdout);
   bool ok = s.mismatched == 0 && s.errors == 0;
-  if (!a.json.empty() && !write_json(a.json, info, results, s)) ok = false;
+  if (!write_results(a.json, a.csv, pack_json(info, results, s))) ok = false;
   return ok ? 0 : 1;
 }
 
@@ -174,6 +161,16 @@ int bench_coll(const loom_bench::CommBenchArgs &a) {
   return loom_bench::bench_coll(selected, a, run_info(a.quick, a.stat));
 }
 
+// --json and --csv.
+void add_output_options(CLI::App *cmd, std::string &json, std::string &csv) {
+  cmd->add_option("--json", json,
+                  "also write the results, every sample included, to this JSON file "
+                  "(schema: docs/benchmarks.md)");
+  cmd->add_option("--csv", csv,
+                  "also write every timed sample to this CSV file, one row per sample "
+                  "(columns: docs/benchmarks.md)");
+}
+
 // --quiet and --progress (what the suites print on stderr while they run).
 void add_progress_options(CLI::App *cmd, loom_bench::ProgressMode &mode) {
   using loom_bench::ProgressMode;
@@ -199,7 +196,7 @@ void add_comm_options(CLI::App *cmd, loom_bench::CommBenchArgs &a) {
   cmd->add_option("--budget", a.budget,
                   "seconds of timed rounds per measurement when --reps is not given")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--json", a.json, "also write the results to this JSON file");
+  add_output_options(cmd, a.json, a.csv);
   cmd->add_option("--stat", a.stat, "statistic in the tables: median (default) or min")
       ->check(CLI::IsMember({"median", "min"}));
   cmd->add_flag("--quick", a.quick,
@@ -232,7 +229,7 @@ int main(int argc, char **argv) {
   pack->add_option("--budget", pa.budget,
                    "seconds of timed rounds per case when --reps is not given")
       ->check(CLI::PositiveNumber);
-  pack->add_option("--json", pa.json, "also write the results to this JSON file");
+  add_output_options(pack, pa.json, pa.csv);
   pack->add_option("--mpi-calls", pa.mpi_calls,
                    "what the MPI column calls: pmpi (the system MPI, default) or "
                    "mpi (MPI_Pack/MPI_Unpack: measures a preloaded libloom-mpi.so)")
@@ -273,18 +270,21 @@ int main(int argc, char **argv) {
       "geometric-mean time ratios against hand, the system MPI and the bound, "
       "and the worst case (medians and fastest samples)");
   summary->add_option("files", summary_files, "JSON files")->required();
-  bool engine_quick = false;
+  loom_bench::EngineArgs ea;
   auto *engine = bench->add_subcommand(
       "engine",
       "the engine's own costs: commit time against element and block counts, "
       "and seek (1 MiB packed at random offsets of a 1 GiB indexed layout "
       "against its first 1 MiB)");
-  engine->add_flag("--quick", engine_quick, "smoke test: small sizes");
+  engine->add_flag("--quick", ea.quick, "smoke test: small sizes");
+  add_output_options(engine, ea.json, ea.csv);
 
 
   CLI11_PARSE(app, argc, argv);
-  if (summary->parsed()) return loom_bench::print_bench_summary(stdout, summary_files);
-  if (engine->parsed()) return loom_bench::bench_engine(engine_quick);
+  g_command_line.assign(argv, argv + argc);
+  if (summary->parsed())
+    return loom_bench::print_bench_summary(stdout, stderr, summary_files);
+  if (engine->parsed()) return loom_bench::bench_engine(ea, run_info(ea.quick, "median"));
 
   // Open MPI refuses to start as root without these; a benchmark on a
   // throw-away machine is the common case, and the user's values win.

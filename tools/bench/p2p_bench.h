@@ -21,7 +21,8 @@ struct CommBenchArgs {
   std::string case_regex = ".*";
   int reps = 0;          // timed rounds per measurement; 0 = budget
   double budget = 0.4;   // seconds of timed rounds per measurement
-  std::string json;
+  std::string json;      // --json: write the results here
+  std::string csv;       // --csv: every sample as CSV
   bool quick = false;
   bool list = false;
   bool plans = false;
