@@ -184,8 +184,8 @@ def plot_comm(doc, table, path):
     grouped_barh(ax, names, [(who, [over_bound(r, who) for r in rows])
                              for who in ("Loom", "MPI", "hand")], base=1.0)
     ax.axvline(1.0, color="black", lw=1, label="contiguous transfer (bound)")
-    ax.set_xlabel("time over the contiguous transfer of the same bytes "
-                  "(log scale; 1 = as fast as contiguous data, lower is faster)")
+    ax.set_xlabel("time / contiguous transfer of the same bytes "
+                  "(log scale; 1 = contiguous speed; lower is faster)")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
     what = {"rtt": "round trips", "bw": "bandwidth windows"}.get(table["key"],
                                                                   "collectives")
