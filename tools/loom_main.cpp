@@ -266,9 +266,11 @@ int main(int argc, char **argv) {
   std::vector<std::string> summary_files;
   auto *summary = bench->add_subcommand(
       "summary",
-      "one table from the JSON files of bench pack / p2p / coll (--json): "
+      "one table from the JSON files of bench pack / p2p / coll (--json, schema 1): "
       "geometric-mean time ratios against hand, the system MPI and the bound, "
-      "and the worst case (medians and fastest samples)");
+      "and the worst case (medians and fastest samples).  A file that cannot be "
+      "read or has another schema or shape is named with what is wrong; exit "
+      "code 2, no table");
   summary->add_option("files", summary_files, "JSON files")->required();
   loom_bench::EngineArgs ea;
   auto *engine = bench->add_subcommand(
