@@ -95,13 +95,8 @@ echo "================================ summary ================================"
 # shellcheck disable=SC2086
 "$summary_exe" bench summary $jsons | tee "$build/bench-summary.txt"
 
-# Plots, with the first python3 that has matplotlib (a python3 earlier on
-# PATH, from pyenv or a virtual environment, may lack Debian's package).
-python=""
-for py in python3 /usr/bin/python3; do
-  if "$py" -c 'import matplotlib' >/dev/null 2>&1; then python=$py; break; fi
-done
-if [ -n "$python" ]; then
+# Plots, when a python3 with matplotlib is installed.
+if python=$(sh "$(dirname "$0")/matplotlib-python.sh"); then
   echo "plots (scripts/plot_bench.py) in $plot_dir:"
   # shellcheck disable=SC2086
   "$python" "$(dirname "$0")/plot_bench.py" -o "$plot_dir" $jsons || status=1

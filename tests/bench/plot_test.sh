@@ -6,13 +6,7 @@
 #   plot_test.sh LOOM_EXE PLOT_SCRIPT [P2P_JSON]
 set -u
 loom=$1 script=$2 p2p=${3:-}
-python=""
-# The Debian interpreter comes second: a python3 earlier on PATH (pyenv, a
-# virtual environment) may lack python3-matplotlib.
-for py in python3 /usr/bin/python3; do
-  if "$py" -c 'import matplotlib' >/dev/null 2>&1; then python=$py; break; fi
-done
-if [ -z "$python" ]; then
+if ! python=$(sh "$(dirname "$script")/matplotlib-python.sh"); then
   echo "SKIP: no python3 with matplotlib (Debian: python3-matplotlib)"
   exit 77
 fi
