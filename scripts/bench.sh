@@ -13,10 +13,14 @@
 # BUILD_DIR defaults to ./build (what `make build` produces).  Options go to
 # each `loom bench` run (--quick, --stat min, --reps N, --budget S, ...).
 # LOOM_BENCH_SUITES (default "pack p2p coll") and LOOM_BENCH_FLAVORS
-# (default "openmpi mpich") choose what runs.  JSON results go to
-# BUILD_DIR/bench-<suite>-<flavor>.json; the summary is also written to
-# BUILD_DIR/bench-summary.txt.  About 4 minutes in all on a quiet 2-core
-# machine (pack 2 x 30 s, p2p 2 x 45 s, coll 2 x 15 s).
+# (default "openmpi mpich") choose what runs.  Results go to
+# BUILD_DIR/bench-<suite>-<flavor>.json and .csv (every sample; format in
+# docs/benchmarks.md); the summary is also written to
+# BUILD_DIR/bench-summary.txt, and, when python3-matplotlib is installed,
+# scripts/plot_bench.py draws PNGs into LOOM_BENCH_PLOT_DIR (default
+# BUILD_DIR/bench-plots).  Each suite reports its progress on stderr.  About
+# 4 minutes in all on a quiet 2-core machine (pack 2 x 30 s, p2p 2 x 45 s,
+# coll 2 x 15 s).
 set -eu
 
 build=${1:-build}
@@ -35,6 +39,7 @@ fi
 
 suites=${LOOM_BENCH_SUITES:-pack p2p coll}
 flavors=${LOOM_BENCH_FLAVORS:-openmpi mpich}
+plot_dir=${LOOM_BENCH_PLOT_DIR:-$build/bench-plots}
 
 status=0
 jsons=""
@@ -44,6 +49,7 @@ for suite in $suites; do
     exe="$build/$flavor/loom"
     lib="$(cd "$build/$flavor" 2>/dev/null && pwd)/libloom-mpi.so"
     json="$build/bench-$suite-$flavor.json"
+    csv="$build/bench-$suite-$flavor.csv"
     if [ ! -x "$exe" ]; then
       echo "bench.sh: $exe not found; run 'make build' first" >&2
       status=1
@@ -51,10 +57,10 @@ for suite in $suites; do
     fi
     summary_exe=$exe
     echo "================================ $suite: $flavor ================================"
-    rm -f "$json"
+    rm -f "$json" "$csv"
     case $suite in
       pack)
-        "$exe" bench pack --json "$json" "$@" || status=1
+        "$exe" bench pack --json "$json" --csv "$csv" "$@" || status=1
         ;;
       p2p|coll)
         if [ ! -f "$lib" ]; then
@@ -65,11 +71,11 @@ for suite in $suites; do
         case $flavor in
           openmpi)
             mpiexec.openmpi --bind-to core -n 2 -x LD_PRELOAD="$lib" \
-              "$exe" bench "$suite" --json "$json" "$@" || status=1
+              "$exe" bench "$suite" --json "$json" --csv "$csv" "$@" || status=1
             ;;
           *)
             "mpiexec.$flavor" -bind-to core -n 2 env LD_PRELOAD="$lib" \
-              "$exe" bench "$suite" --json "$json" "$@" || status=1
+              "$exe" bench "$suite" --json "$json" --csv "$csv" "$@" || status=1
             ;;
         esac
         ;;
@@ -88,4 +94,13 @@ done
 echo "================================ summary ================================"
 # shellcheck disable=SC2086
 "$summary_exe" bench summary $jsons | tee "$build/bench-summary.txt"
+
+# Plots, when a python3 with matplotlib is installed.
+if python=$(sh "$(dirname "$0")/matplotlib-python.sh"); then
+  echo "plots (scripts/plot_bench.py) in $plot_dir:"
+  # shellcheck disable=SC2086
+  "$python" "$(dirname "$0")/plot_bench.py" -o "$plot_dir" $jsons || status=1
+else
+  echo "bench.sh: no plots: python3-matplotlib is not installed (scripts/install-deps.sh)" >&2
+fi
 exit $status

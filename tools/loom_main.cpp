@@ -1,12 +1,16 @@
 // loom: the Loom command-line tool.
 //
-//   loom bench pack [--case REGEX] [--reps N] [--json FILE] [--quick]
+//   loom bench pack [--case REGEX] [--reps N] [--json FILE] [--csv FILE] [--quick]
 //                   [--list] [--plans] [--budget SECONDS]
 //   mpiexec -n 2 env LD_PRELOAD=build/<flavor>/libloom-mpi.so
 //       loom bench p2p  [--case REGEX] [--reps N] [--json FILE] [--quick] [--no-bw] ...
 //   mpiexec -n 2 env LD_PRELOAD=... loom bench coll [same options]
+//   loom bench engine [--quick] [--json FILE] [--csv FILE]
 //   loom bench summary FILE.json...
 //   loom info [--markdown]
+//
+// Every suite reports progress on stderr (rank 0; --quiet: none, --progress:
+// a line per case).
 //
 // Built once per MPI flavour (build/mpich/loom, build/openmpi/loom).  `pack`
 // compares Loom's native engine with the system MPI it is linked against,
@@ -18,19 +22,22 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "bench/bench_json.h"
 #include "bench/cases.h"
 #include "bench/coll_bench.h"
 #include "bench/harness.h"
 #include "bench/engine.h"
 #include "bench/p2p_bench.h"
+#include "bench/progress.h"
 #include "bench/report.h"
+#include "bench/run_meta.h"
+#include "bench/summary.h"
 #include "info.h"
 #include "loom.h"
 
@@ -43,31 +50,18 @@
 
 namespace {
 
-std::string local_date() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S %z", &tm);
-  return buf;
-}
-
-std::string host_name() {
-  char buf[256] = {0};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
-  return buf;
-}
-
 struct BenchPackArgs {
   std::string case_regex = ".*";
   int reps = 0;
   std::string json;
+  std::string csv;
   bool quick = false;
   bool list = false;
   bool plans = false;
   double budget = 1.2;
   std::string mpi_calls = "pmpi";
   std::string stat = "median";
+  loom_bench::ProgressMode progress = loom_bench::ProgressMode::kAuto;
 };
 
 // The cases whose name or group matches `pattern` (POSIX extended regular
@@ -100,15 +94,11 @@ void list_cases(const std::vector<Def> &cases) {
   for (const auto &c : cases) fmt::print("{:<16} {}\n", c.group, c.name);
 }
 
+// The command line, recorded in the JSON.
+std::vector<std::string> g_command_line;
+
 loom_bench::RunInfo run_info(bool quick, const std::string &stat) {
-  loom_bench::RunInfo info;
-  info.date = local_date();
-  info.host = host_name();
-  info.mpi = loom_bench::mpi_library_name();
-  info.flavor = LOOM_FLAVOR;
-  info.quick = quick;
-  info.stat = stat;
-  return info;
+  return loom_bench::collect_run_info(LOOM_FLAVOR, quick, stat, g_command_line);
 }
 
 int bench_pack(const BenchPackArgs &a) {
@@ -133,20 +123,21 @@ int bench_pack(const BenchPackArgs &a) {
   RunInfo info = run_info(a.quick, a.stat);
   info.mpi_calls = opt.use_mpi_symbols ? "MPI_Pack/MPI_Unpack" : "PMPI_Pack/PMPI_Unpack";
 
-  const bool tty = isatty(fileno(stderr));
   std::vector<CaseResult> results;
+  Progress progress("loom bench pack", selected.size(), a.progress, true);
   for (size_t i = 0; i < selected.size(); ++i) {
-    if (tty)
-      fmt::print(stderr, "\r\033[K[{}/{}] {}", i + 1, selected.size(), selected[i].name);
+    progress.start(i, selected[i].name);
     results.push_back(run_case(selected[i], params, opt));
   }
-  if (tty) fmt::print(stderr, "\r\033[K");
+  progress.finish();
+
+  info.load_end = read_load_average();
 
   Summary s = summarize(results);
   print_report(stdout, info, results, s, a.plans);
   std::fflush(stdout);
   bool ok = s.mismatched == 0 && s.errors == 0;
-  if (!a.json.empty() && !write_json(a.json, info, results, s)) ok = false;
+  if (!write_results(a.json, a.csv, pack_json(info, results, s))) ok = false;
   return ok ? 0 : 1;
 }
 
@@ -176,6 +167,29 @@ int bench_coll(const loom_bench::CommBenchArgs &a) {
   return loom_bench::bench_coll(selected, a, run_info(a.quick, a.stat));
 }
 
+// --json and --csv.
+void add_output_options(CLI::App *cmd, std::string &json, std::string &csv) {
+  cmd->add_option("--json", json,
+                  "also write the results, every sample included, to this JSON file "
+                  "(schema: docs/benchmarks.md)");
+  cmd->add_option("--csv", csv,
+                  "also write every timed sample to this CSV file, one row per sample "
+                  "(columns: docs/benchmarks.md)");
+}
+
+// --quiet and --progress (what the suites print on stderr while they run).
+void add_progress_options(CLI::App *cmd, loom_bench::ProgressMode &mode) {
+  using loom_bench::ProgressMode;
+  auto *quiet = cmd->add_flag_callback(
+      "--quiet", [&mode] { mode = ProgressMode::kQuiet; },
+      "no progress on stderr (default: a status line on a terminal, otherwise a "
+      "line every few seconds once the run takes that long; rank 0 only)");
+  cmd->add_flag_callback(
+         "--progress", [&mode] { mode = ProgressMode::kAlways; },
+         "a progress line on stderr for every case, terminal or not")
+      ->excludes(quiet);
+}
+
 // Options shared by `loom bench p2p` and `loom bench coll`.
 void add_comm_options(CLI::App *cmd, loom_bench::CommBenchArgs &a) {
   cmd->add_option("--case", a.case_regex,
@@ -188,13 +202,14 @@ void add_comm_options(CLI::App *cmd, loom_bench::CommBenchArgs &a) {
   cmd->add_option("--budget", a.budget,
                   "seconds of timed rounds per measurement when --reps is not given")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--json", a.json, "also write the results to this JSON file");
+  add_output_options(cmd, a.json, a.csv);
   cmd->add_option("--stat", a.stat, "statistic in the tables: median (default) or min")
       ->check(CLI::IsMember({"median", "min"}));
   cmd->add_flag("--quick", a.quick,
                 "smoke test: reduced sizes, verification and two rounds");
   cmd->add_flag("--list", a.list, "list the cases and exit");
   cmd->add_flag("--plans", a.plans, "print every case's Loom plan");
+  add_progress_options(cmd, a.progress);
 }
 
 }  // namespace
@@ -220,7 +235,7 @@ int main(int argc, char **argv) {
   pack->add_option("--budget", pa.budget,
                    "seconds of timed rounds per case when --reps is not given")
       ->check(CLI::PositiveNumber);
-  pack->add_option("--json", pa.json, "also write the results to this JSON file");
+  add_output_options(pack, pa.json, pa.csv);
   pack->add_option("--mpi-calls", pa.mpi_calls,
                    "what the MPI column calls: pmpi (the system MPI, default) or "
                    "mpi (MPI_Pack/MPI_Unpack: measures a preloaded libloom-mpi.so)")
@@ -233,6 +248,7 @@ int main(int argc, char **argv) {
                  "smoke test: reduced sizes, verification and two rounds");
   pack->add_flag("--list", pa.list, "list the cases and exit");
   pack->add_flag("--plans", pa.plans, "print every case's Loom plan");
+  add_progress_options(pack, pa.progress);
 
   loom_bench::CommBenchArgs p2a;
   auto *p2p = bench->add_subcommand(
@@ -256,17 +272,20 @@ int main(int argc, char **argv) {
   std::vector<std::string> summary_files;
   auto *summary = bench->add_subcommand(
       "summary",
-      "one table from the JSON files of bench pack / p2p / coll (--json): "
+      "one table from the JSON files of bench pack / p2p / coll (--json, schema 1): "
       "geometric-mean time ratios against hand, the system MPI and the bound, "
-      "and the worst case (medians and fastest samples)");
+      "and the worst case (medians and fastest samples).  A file that cannot be "
+      "read or has another schema or shape is named with what is wrong; exit "
+      "code 2, no table");
   summary->add_option("files", summary_files, "JSON files")->required();
-  bool engine_quick = false;
+  loom_bench::EngineArgs ea;
   auto *engine = bench->add_subcommand(
       "engine",
       "the engine's own costs: commit time against element and block counts, "
       "and seek (1 MiB packed at random offsets of a 1 GiB indexed layout "
       "against its first 1 MiB)");
-  engine->add_flag("--quick", engine_quick, "smoke test: small sizes");
+  engine->add_flag("--quick", ea.quick, "smoke test: small sizes");
+  add_output_options(engine, ea.json, ea.csv);
 
   bool info_markdown = false;
   auto *info = app.add_subcommand(
@@ -277,8 +296,10 @@ int main(int argc, char **argv) {
                  "print the settings reference as Markdown (docs/settings.md)");
 
   CLI11_PARSE(app, argc, argv);
-  if (summary->parsed()) return loom_bench::print_bench_summary(stdout, summary_files);
-  if (engine->parsed()) return loom_bench::bench_engine(engine_quick);
+  g_command_line.assign(argv, argv + argc);
+  if (summary->parsed())
+    return loom_bench::print_bench_summary(stdout, stderr, summary_files);
+  if (engine->parsed()) return loom_bench::bench_engine(ea, run_info(ea.quick, "median"));
   if (info->parsed())
     return info_markdown ? loom_cli::print_settings_markdown(stdout)
                          : loom_cli::print_info(stdout);

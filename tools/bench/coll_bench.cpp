@@ -1,11 +1,11 @@
 #include "coll_bench.h"
 
-#include <unistd.h>
-
 #include <cstring>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
+#include "bench_json.h"
 #include "harness.h"
 #include "p2p_harness.h"
 #include "p2p_report.h"
@@ -427,11 +427,11 @@ int bench_coll(const std::vector<CollDef> &cases, const CommBenchArgs &a,
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
   CommRunInfo info;
+  info.suite = "coll";
   info.tool = "loom bench coll";
   info.run = run;
   info.preload = detect_preload();
   info.ranks = size;
-  info.load_start = load_average();
   info.binding = cpu_binding(MPI_COMM_WORLD);
   CommTable t;
   t.key = "coll";
@@ -441,24 +441,24 @@ int bench_coll(const std::vector<CollDef> &cases, const CommBenchArgs &a,
   opt.reps = a.reps;
   opt.budget_s = a.budget;
   opt.quick = a.quick;
-  const bool tty = rank == 0 && isatty(fileno(stderr));
+  Progress progress(info.tool, cases.size(), a.progress, rank == 0);
   for (size_t i = 0; i < cases.size(); ++i) {
-    if (tty) fmt::print(stderr, "\r\033[K[{}/{}] {}", i + 1, cases.size(), cases[i].name);
+    progress.start(i, cases[i].name);
     CommRow row;
     run_coll_case(cases[i], opt, a.stat == "min", MPI_COMM_WORLD, row);
     t.rows.push_back(std::move(row));
   }
-  if (tty) fmt::print(stderr, "\r\033[K");
+  progress.finish();
   bool ok = true;
   if (rank == 0) {
-    info.load_end = load_average();
+    info.run.load_end = read_load_average();
     CommSummary s = summarize_comm(t);
     print_comm_header(stdout, info);
     print_comm_table(stdout, t, s, a.plans);
     print_comm_verification(stdout, {t});
     std::fflush(stdout);
     ok = s.mismatched == 0 && s.errors == 0;
-    if (!a.json.empty() && !write_comm_json(a.json, info, {t}, {s})) ok = false;
+    if (!write_results(a.json, a.csv, comm_json(info, {t}, {s}))) ok = false;
   }
   int okv = ok ? 1 : 0, all = 0;
   PMPI_Allreduce(&okv, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);

@@ -256,11 +256,17 @@ loom_bounds_rule native_bounds_rule() {
 #endif
 }
 
-std::string mpi_library_name() {
+std::string mpi_library_version() {
   char buf[MPI_MAX_LIBRARY_VERSION_STRING];
   int len = 0;
   MPI_Get_library_version(buf, &len);
   std::string s(buf, static_cast<size_t>(len));
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\0')) s.pop_back();
+  return s;
+}
+
+std::string mpi_library_name() {
+  std::string s = mpi_library_version();
   auto nl = s.find_first_of("\n,");
   if (nl != std::string::npos) s.resize(nl);
   // "MPICH Version:\t4.0.2" -> "MPICH 4.0.2"; "Open MPI v4.1.4" -> as is.

@@ -87,5 +87,7 @@ loom_bounds_rule native_bounds_rule();
 
 // "MPICH 4.0.2" / "Open MPI 4.1.4": the first line of MPI_Get_library_version.
 std::string mpi_library_name();
+// MPI_Get_library_version, whole (several lines for MPICH).
+std::string mpi_library_version();
 
 }  // namespace loom_bench

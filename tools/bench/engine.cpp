@@ -3,31 +3,23 @@
 #include <sys/mman.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <random>
 #include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
+#include "bench_json.h"
+#include "harness.h"
 #include "loom.h"
 
 namespace loom_bench {
 namespace {
 
-double now_s() {
-  using clk = std::chrono::steady_clock;
-  return std::chrono::duration<double>(clk::now().time_since_epoch()).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-// Median seconds to build and commit the type made by `make`.
+// Seconds to build and commit the type made by `make`, `reps` times.
 template <class Make>
-double commit_cost(Make make, int reps) {
+std::vector<double> commit_cost(Make make, int reps) {
   std::vector<double> t;
   for (int r = 0; r < reps; r++) {
     double t0 = now_s();
@@ -36,28 +28,43 @@ double commit_cost(Make make, int reps) {
     t.push_back(now_s() - t0);
     loom_type_free(ty);
   }
-  return median(t);
+  return t;
 }
 
-void commit_table(bool quick) {
+// A row of the engine's JSON tables: one contender per sample set.
+nlohmann::json engine_row(const std::string &name, const std::string &group,
+                          const std::string &sizes,
+                          const std::vector<std::pair<std::string, std::vector<double>>> &ops) {
+  nlohmann::json c = nlohmann::json::object();
+  for (const auto &[who, samples] : ops) c[who] = samples_json(1, samples);
+  return {{"name", name}, {"group", group}, {"sizes", sizes}, {"contenders", c}};
+}
+
+nlohmann::json commit_table(bool quick) {
   loom_type f;
   loom_type_primitive(LOOM_FLOAT, &f);
   const int reps = quick ? 3 : 101;
   fmt::print("commit cost (build + commit, median of {})\n", reps);
+  nlohmann::json rows = nlohmann::json::array();
   for (int64_t n : {int64_t(1000), int64_t(100000000)}) {
-    double v = commit_cost([&] {
+    std::vector<double> vs = commit_cost([&] {
       loom_type t;
       loom_type_vector(n, 1, 2, f, &t);
       return t;
     }, reps);
     int64_t sizes[3] = {n, 4, 4}, subs[3] = {n / 2, 2, 2}, starts[3] = {1, 1, 1};
-    double s = commit_cost([&] {
+    std::vector<double> ss = commit_cost([&] {
       loom_type t;
       loom_type_subarray(3, sizes, subs, starts, LOOM_ORDER_C, f, &t);
       return t;
     }, reps);
     fmt::print("  vector of {:>11} elements {:8.2f} us   subarray {:8.2f} us\n", n,
-               v * 1e6, s * 1e6);
+               median(vs) * 1e6, median(ss) * 1e6);
+    rows.push_back(engine_row(fmt::format("vector {}", n), "vector",
+                              fmt::format("{} floats, stride 2", n), {{"Loom", vs}}));
+    rows.push_back(engine_row(fmt::format("subarray {}", n), "subarray",
+                              fmt::format("{}x2x2 of {}x4x4 floats", n / 2, n),
+                              {{"Loom", ss}}));
   }
   std::mt19937_64 rng(7);
   for (int64_t n : {int64_t(10000), int64_t(100000), int64_t(1000000)}) {
@@ -67,17 +74,25 @@ void commit_table(bool quick) {
       bl[i] = 1 + rng() % 3;
       pos += bl[i] + 1 + rng() % 5;  // irregular: no repeating pattern
     }
-    double c = commit_cost([&] {
+    std::vector<double> cs = commit_cost([&] {
       loom_type t;
       loom_type_indexed(n, bl.data(), d.data(), f, &t);
       return t;
     }, quick ? 1 : 9);
+    const double c = median(cs);
     fmt::print("  indexed of {:>8} blocks  {:10.1f} us  ({:.1f} ns/block)\n", n, c * 1e6,
                c * 1e9 / n);
+    rows.push_back(engine_row(fmt::format("indexed {}", n), "indexed",
+                              fmt::format("{} irregular blocks of 1-3 floats", n),
+                              {{"Loom", cs}}));
   }
+  nlohmann::json t = table_json("commit", "COMMIT", "seconds to build and commit a type",
+                                {"Loom"});
+  t["rows"] = rows;
+  return t;
 }
 
-void seek_table(bool quick) {
+nlohmann::json seek_table(bool quick) {
   // An irregular hindexed layout of 8-byte blocks spread over 1 GiB; only
   // the pages a pack touches become resident.
   const int64_t extent = int64_t(1) << 30, block = 8;
@@ -94,7 +109,7 @@ void seek_table(bool quick) {
       mmap(nullptr, extent, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
   if (buf == MAP_FAILED) {
     fmt::print("  seek: cannot map 1 GiB\n");
-    return;
+    return nullptr;
   }
   std::vector<char> out(chunk);
   const size_t total = size_t(loom_type_size(t));
@@ -127,14 +142,31 @@ void seek_table(bool quick) {
   munmap(buf, extent);
   loom_type_free(t);
   loom_type_free(dbl);
+  const std::string name = fmt::format("{} KiB of 1 GiB", chunk >> 10);
+  nlohmann::json tbl = table_json(
+      "seek", "SEEK",
+      "seconds to pack a range of an indexed layout of 8-byte blocks spread over 1 GiB: "
+      "its first range, and ranges at random offsets",
+      {"first range", "random offsets"});
+  tbl["rows"] = {engine_row(name, "seek", fmt::format("{} blocks, plan {}", n, plan),
+                            {{"first range", first}, {"random offsets", random}})};
+  return tbl;
 }
 
 }  // namespace
 
-int bench_engine(bool quick) {
-  commit_table(quick);
-  seek_table(quick);
-  return 0;
+int bench_engine(const EngineArgs &args, const RunInfo &run) {
+  nlohmann::json tables = nlohmann::json::array();
+  tables.push_back(commit_table(args.quick));
+  nlohmann::json seek = seek_table(args.quick);
+  if (!seek.is_null()) tables.push_back(seek);
+  RunInfo info = run;
+  info.load_end = read_load_average();
+  nlohmann::json doc = bench_document("engine", info);
+  doc["run"]["ranks"] = 1;
+  doc["units"] = "seconds per operation";
+  doc["tables"] = tables;
+  return write_results(args.json, args.csv, doc) ? 0 : 1;
 }
 
 }  // namespace loom_bench

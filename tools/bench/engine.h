@@ -4,6 +4,18 @@
 // indexed layout against packing its first 1 MiB).
 #pragma once
 
+#include <string>
+
+#include "run_meta.h"
+
 namespace loom_bench {
-int bench_engine(bool quick);
-}
+
+struct EngineArgs {
+  bool quick = false;  // small sizes
+  std::string json;    // --json: write the results here
+  std::string csv;     // --csv: every sample as CSV
+};
+
+int bench_engine(const EngineArgs &args, const RunInfo &run);
+
+}  // namespace loom_bench

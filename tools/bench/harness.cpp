@@ -310,6 +310,8 @@ CaseResult run_case(const CaseDef &def, const CaseParams &params,
   auto fill = [n, &opt](OpResult &res, const Op &o) {
     if (!o.enabled || o.samples.empty()) return;
     res.ok = true;
+    res.reps = o.reps;
+    res.samples_s = o.samples;
     res.median_s = median(o.samples);
     res.min_s = *std::min_element(o.samples.begin(), o.samples.end());
     auto mbs = [n](double t) { return t > 0 ? static_cast<double>(n) / t / 1e6 : 0; };

@@ -63,6 +63,8 @@ struct OpResult {
   double mbs = 0;           // packed MB/s (1 MB = 1e6 bytes) at the reported
                             // statistic (median, or min with --stat min)
   double median_mbs = 0, best_mbs = 0;
+  int64_t reps = 0;                // operations per sample
+  std::vector<double> samples_s;   // every timed sample, seconds per operation
 };
 
 struct CaseResult {

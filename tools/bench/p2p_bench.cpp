@@ -1,7 +1,6 @@
 #include "p2p_bench.h"
 
 #include <mpi.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +9,9 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
+#include "bench_json.h"
 #include "harness.h"
 #include "p2p_harness.h"
 #include "p2p_report.h"
@@ -312,11 +313,11 @@ int bench_p2p(const std::vector<CaseDef> &cases, const CommBenchArgs &a,
   MPI_Comm_split(MPI_COMM_WORLD, wrank < 2 ? 0 : MPI_UNDEFINED, wrank, &pc);
 
   CommRunInfo info;
+  info.suite = "p2p";
   info.tool = "loom bench p2p";
   info.run = run;
   info.preload = detect_preload();
   info.ranks = 2;
-  info.load_start = load_average();
   CommTable rtt, bw;
   rtt.key = "rtt";
   rtt.title = "ROUND TRIP";
@@ -340,18 +341,18 @@ int bench_p2p(const std::vector<CaseDef> &cases, const CommBenchArgs &a,
     opt.reps = a.reps;
     opt.budget_s = a.budget;
     opt.quick = a.quick;
-    const bool tty = wrank == 0 && isatty(fileno(stderr));
+    Progress progress(info.tool, cases.size(), a.progress, wrank == 0);
     for (size_t i = 0; i < cases.size(); ++i) {
-      if (tty) fmt::print(stderr, "\r\033[K[{}/{}] {}", i + 1, cases.size(), cases[i].name);
+      progress.start(i, cases[i].name);
       CommRow r1, r2;
       run_p2p_case(cases[i], params, opt, a.stat == "min", !a.no_bw, pc, r1, r2);
       rtt.rows.push_back(std::move(r1));
       if (!a.no_bw) bw.rows.push_back(std::move(r2));
     }
-    if (tty) fmt::print(stderr, "\r\033[K");
+    progress.finish();
     MPI_Comm_free(&pc);
     if (wrank == 0) {
-      info.load_end = load_average();
+      info.run.load_end = read_load_average();
       std::vector<CommTable> tables{rtt};
       if (!a.no_bw) tables.push_back(bw);
       std::vector<CommSummary> sums;
@@ -364,7 +365,7 @@ int bench_p2p(const std::vector<CaseDef> &cases, const CommBenchArgs &a,
       print_comm_verification(stdout, tables);
       std::fflush(stdout);
       for (const auto &s : sums) ok = ok && s.mismatched == 0 && s.errors == 0;
-      if (!a.json.empty() && !write_comm_json(a.json, info, tables, sums)) ok = false;
+      if (!write_results(a.json, a.csv, comm_json(info, tables, sums))) ok = false;
     }
   }
   int okv = ok ? 1 : 0, all = 0;

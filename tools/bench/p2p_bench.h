@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cases.h"
+#include "progress.h"
 #include "report.h"
 
 namespace loom_bench {
@@ -20,12 +21,14 @@ struct CommBenchArgs {
   std::string case_regex = ".*";
   int reps = 0;          // timed rounds per measurement; 0 = budget
   double budget = 0.4;   // seconds of timed rounds per measurement
-  std::string json;
+  std::string json;      // --json: write the results here
+  std::string csv;       // --csv: every sample as CSV
   bool quick = false;
   bool list = false;
   bool plans = false;
   bool no_bw = false;    // p2p: round trips only
   std::string stat = "median";
+  ProgressMode progress = ProgressMode::kAuto;
 };
 
 // Vectors of doubles, blocks of `block` bytes every 2*block bytes, `msg`

@@ -2,12 +2,10 @@
 
 #include <dlfcn.h>
 #include <sched.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 
 #include "harness.h"
 
@@ -156,14 +154,6 @@ PreloadInfo detect_preload() {
   }
   p.preloaded = p.from.find("libloom-mpi") != std::string::npos;
   return p;
-}
-
-std::string load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::string a, b, c;
-  if (!(in >> a >> b >> c)) a = "?", b = "?", c = "?";
-  return a + " " + b + " " + c + " (" + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) +
-         " cores)";
 }
 
 std::string cpu_binding(MPI_Comm comm) {

@@ -76,10 +76,6 @@ struct PreloadInfo {
 };
 PreloadInfo detect_preload();
 
-// "1.23 0.98 0.75 (2 cores)": /proc/loadavg's 1, 5 and 15-minute load
-// averages and the number of online processors.
-std::string load_average();
-
 // Where each rank of comm may run, on rank 0: "rank 0: CPU 0, rank 1: CPU 1"
 // (sched_getaffinity; "CPUs 0-1" when a rank is not bound).
 std::string cpu_binding(MPI_Comm comm);

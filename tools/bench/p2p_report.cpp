@@ -1,10 +1,11 @@
 #include "p2p_report.h"
 
-#include <fstream>
 #include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "bench_json.h"
 
 namespace loom_bench {
 
@@ -13,6 +14,8 @@ void CommRow::set_times(const CommOp *ops, bool use_min) {
     t_median[k] = comm_stat(ops[k], false);
     t_min[k] = comm_stat(ops[k], true);
     t[k] = use_min ? t_min[k] : t_median[k];
+    reps[k] = ops[k].reps;
+    samples[k] = ops[k].enabled ? ops[k].samples : std::vector<double>();
   }
 }
 
@@ -79,13 +82,14 @@ CommSummary summarize_comm(const CommTable &t) {
 
 void print_comm_header(std::FILE *f, const CommRunInfo &info) {
   const RunInfo &r = info.run;
-  fmt::print(f, "{}  |  {}  |  {} ranks  |  {}  |  {}{}\n", info.tool, r.mpi,
-             info.ranks, r.host, r.date,
+  fmt::print(f, "{}  |  {}  |  {} ranks  |  {}  |  {}  |  {}{}\n", info.tool, r.mpi,
+             info.ranks, r.host, r.date, short_commit(r),
              r.quick ? "  |  --quick (smoke test, reduced sizes)" : "");
   fmt::print(f, "MPI_Send from {}{}\n", info.preload.from,
              info.preload.preloaded ? " (Loom drop-in)" : "");
-  fmt::print(f, "load average {} at the start, {} at the end; {}\n", info.load_start,
-             info.load_end, info.binding);
+  fmt::print(f, "{}; load average {} at the start, {} at the end; {}\n", r.cpu_model,
+             format_load(r.load_start, r.cores), format_load(r.load_end, r.cores),
+             info.binding);
   if (!info.preload.preloaded)
     fmt::print(f,
                "WARNING: libloom-mpi.so is not preloaded: the Loom column measures "
@@ -192,60 +196,34 @@ void print_comm_verification(std::FILE *f, const std::vector<CommTable> &tables)
     }
 }
 
-bool write_comm_json(const std::string &path, const CommRunInfo &info,
-                     const std::vector<CommTable> &tables,
-                     const std::vector<CommSummary> &sums) {
+nlohmann::json comm_json(const CommRunInfo &info, const std::vector<CommTable> &tables,
+                         const std::vector<CommSummary> &sums) {
   using nlohmann::json;
   auto jnum = [](double v) { return std::isnan(v) ? json(nullptr) : json(v); };
-  json j;
-  j["tool"] = info.tool;
-  j["date"] = info.run.date;
-  j["host"] = info.run.host;
-  j["mpi"] = info.run.mpi;
-  j["flavor"] = info.run.flavor;
-  j["quick"] = info.run.quick;
-  j["stat"] = info.run.stat;
-  j["ranks"] = info.ranks;
-  j["preloaded"] = info.preload.preloaded;
-  j["mpi_send_from"] = info.preload.from;
-  j["load_start"] = info.load_start;
-  j["load_end"] = info.load_end;
-  j["binding"] = info.binding;
-  j["units"] = "seconds per operation; ratios are Loom's time over the other's";
+  json j = bench_document(info.suite, info.run);
+  j["run"]["ranks"] = info.ranks;
+  j["run"]["preloaded"] = info.preload.preloaded;
+  j["run"]["mpi_send_from"] = info.preload.from;
+  j["run"]["binding"] = info.binding;
+  j["units"] =
+      "seconds per operation (the slowest rank's); bytes: packed bytes of one message or "
+      "of one rank's call; summary: Loom's time over the other's (below 1 = Loom faster)";
+  j["bound"] = comm_contender_name(cBound);
+  std::vector<std::string> names;
+  for (int c = 0; c < kCommContenders; ++c) names.push_back(comm_contender_name(c));
   json jt = json::array();
   for (const auto &t : tables) {
-    json tj;
-    tj["key"] = t.key;
-    tj["title"] = t.title;
-    tj["what"] = t.what;
+    json tj = table_json(t.key, t.title, t.what, names);
     json rows = json::array();
     for (const auto &r : t.rows) {
-      json rj;
-      rj["name"] = r.name;
-      rj["group"] = r.group;
-      rj["sizes"] = r.sizes;
-      rj["plan"] = r.plan;
-      rj["bytes"] = r.bytes;
+      json rj = row_json(r.name, r.group, r.sizes, r.plan, r.bytes, r.rounds, r.mismatches,
+                         r.error);
       rj["moved_bytes"] = r.moved_bytes;
       rj["window"] = r.window;
-      rj["rounds"] = r.rounds;
-      rj["verified"] = r.mismatches.empty() && r.error.empty();
-      rj["mismatches"] = r.mismatches;
-      if (!r.error.empty()) rj["error"] = r.error;
-      json sec;
-      for (int c = 0; c < kCommContenders; ++c) sec[comm_contender_name(c)] = jnum(r.t[c]);
-      rj["seconds"] = sec;
-      json smed, smin;
-      for (int c = 0; c < kCommContenders; ++c) {
-        smed[comm_contender_name(c)] = jnum(r.t_median[c]);
-        smin[comm_contender_name(c)] = jnum(r.t_min[c]);
-      }
-      rj["seconds_median"] = smed;
-      rj["seconds_min"] = smin;
-      rj["loom_over_hand"] = jnum(comm_ratio(r, cHand));
-      rj["loom_over_mpi"] = jnum(comm_ratio(r, cSys));
-      rj["loom_over_bound"] = jnum(comm_ratio(r, cBound));
-      rj["loom_over_best"] = jnum(comm_ratio_best(r));
+      json ops = json::object();
+      for (int c = 0; c < kCommContenders; ++c)
+        ops[comm_contender_name(c)] = samples_json(r.reps[c], r.samples[c]);
+      rj["contenders"] = ops;
       rows.push_back(rj);
     }
     tj["rows"] = rows;
@@ -276,13 +254,7 @@ bool write_comm_json(const std::string &path, const CommRunInfo &info,
     js.push_back(sj);
   }
   j["summary"] = js;
-  std::ofstream out(path);
-  if (!out) {
-    fmt::print(stderr, "loom: cannot write {}\n", path);
-    return false;
-  }
-  out << j.dump(2) << "\n";
-  return static_cast<bool>(out);
+  return j;
 }
 
 }  // namespace loom_bench

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "p2p_harness.h"
 #include "report.h"
 
@@ -30,7 +32,10 @@ struct CommRow {
                                                     // (the reported statistic)
   double t_median[kCommContenders] = {NAN, NAN, NAN, NAN};
   double t_min[kCommContenders] = {NAN, NAN, NAN, NAN};
-  // Fills t_median, t_min and t (the median, or the minimum with use_min).
+  int64_t reps[kCommContenders] = {0, 0, 0, 0};  // operations per sample
+  std::vector<double> samples[kCommContenders];  // seconds per operation
+  // Fills t_median, t_min, t (the median, or the minimum with use_min),
+  // reps and samples.
   void set_times(const CommOp *ops, bool use_min);
 };
 
@@ -66,12 +71,12 @@ double comm_ratio_best(const CommRow &r);
 CommSummary summarize_comm(const CommTable &t);
 
 struct CommRunInfo {
+  std::string suite;  // "p2p", "coll"
   std::string tool;   // "loom bench p2p"
-  RunInfo run;
+  RunInfo run;        // run.load_end is set when the run ends
   PreloadInfo preload;
   int ranks = 0;
-  std::string load_start, load_end;  // load_average() before and after
-  std::string binding;                // cpu_binding()
+  std::string binding;  // cpu_binding()
 };
 
 // Header lines: tool, MPI, ranks, host, date, preload (with a warning when
@@ -82,8 +87,9 @@ void print_comm_table(std::FILE *f, const CommTable &t, const CommSummary &s,
 // Verification outcome of all tables (failures listed).
 void print_comm_verification(std::FILE *f, const std::vector<CommTable> &tables);
 
-bool write_comm_json(const std::string &path, const CommRunInfo &info,
-                     const std::vector<CommTable> &tables,
-                     const std::vector<CommSummary> &sums);
+// Everything, every sample included, as the suite's JSON document
+// (bench_json.h).
+nlohmann::json comm_json(const CommRunInfo &info, const std::vector<CommTable> &tables,
+                         const std::vector<CommSummary> &sums);
 
 }  // namespace loom_bench

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <stdexcept>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "bench_json.h"
 
 namespace loom_bench {
 
@@ -37,6 +37,10 @@ double geomean(const std::vector<double> &v) {
 std::string num(double v, const char *spec) {
   if (std::isnan(v)) return "n/a";
   return fmt::format(fmt::runtime(spec), v);
+}
+
+std::string short_commit(const RunInfo &info) {
+  return "commit " + info.git_commit.substr(0, 7) + (info.git_dirty ? "-dirty" : "");
 }
 
 Summary summarize(const std::vector<CaseResult> &results) {
@@ -78,9 +82,11 @@ Summary summarize(const std::vector<CaseResult> &results) {
 void print_report(std::FILE *f, const RunInfo &info,
                   const std::vector<CaseResult> &results, const Summary &s,
                   bool show_plans) {
-  fmt::print(f, "loom bench pack  |  {} ({})  |  {}  |  {}{}\n", info.mpi,
-             info.mpi_calls, info.host, info.date,
+  fmt::print(f, "loom bench pack  |  {} ({})  |  {}  |  {}  |  {}{}\n", info.mpi,
+             info.mpi_calls, info.host, info.date, short_commit(info),
              info.quick ? "  |  --quick (smoke test, reduced sizes)" : "");
+  fmt::print(f, "{}; load average {} at the start, {} at the end\n", info.cpu_model,
+             format_load(info.load_start, info.cores), format_load(info.load_end, info.cores));
   fmt::print(f,
              "MB/s of packed bytes (1 MB = 1e6 B), {} over interleaved rounds; "
              "ratios are Loom's throughput over the others'.\n"
@@ -155,212 +161,56 @@ void print_report(std::FILE *f, const RunInfo &info,
   }
 }
 
-bool write_json(const std::string &path, const RunInfo &info,
-                const std::vector<CaseResult> &results, const Summary &s) {
+nlohmann::json pack_json(const RunInfo &info, const std::vector<CaseResult> &results,
+                         const Summary &s) {
   using nlohmann::json;
   auto nan_null = [](double v) { return std::isnan(v) ? json(nullptr) : json(v); };
-  json j;
-  j["tool"] = "loom bench pack";
-  j["date"] = info.date;
-  j["host"] = info.host;
-  j["mpi"] = info.mpi;
-  j["flavor"] = info.flavor;
-  j["mpi_calls"] = info.mpi_calls;
-  j["quick"] = info.quick;
-  j["units"] = "MB/s of packed bytes, 1 MB = 1e6 bytes";
-  j["stat"] = info.stat;
-  json cases = json::array();
-  for (const auto &r : results) {
-    json c;
-    c["name"] = r.name;
-    c["group"] = r.group;
-    c["sizes"] = r.sizes;
-    c["plan"] = r.plan;
-    c["contiguous"] = r.contiguous;
-    c["packed_bytes"] = r.packed_bytes;
-    c["user_bytes"] = r.user_bytes;
-    c["rounds"] = r.rounds;
-    c["verified"] = r.mismatches.empty() && r.error.empty();
-    c["mismatches"] = r.mismatches;
-    if (!r.error.empty()) c["error"] = r.error;
-    for (int dir = 0; dir < 2; ++dir) {
+  json j = bench_document("pack", info);
+  j["run"]["mpi_calls"] = info.mpi_calls;
+  j["run"]["ranks"] = 1;
+  j["units"] =
+      "seconds per pack or unpack of a case's packed bytes (bytes); summary: Loom's "
+      "throughput over the others' (above 1 = Loom faster)";
+  j["bound"] = contender_name(kMemcpy);
+  std::vector<std::string> names;
+  for (int k = 0; k < kContenders; ++k) names.push_back(contender_name(k));
+  json tables = json::array();
+  for (int dir = 0; dir < 2; ++dir) {
+    json t = table_json(dir == 0 ? "pack" : "unpack", dir == 0 ? "PACK" : "UNPACK",
+                        dir == 0 ? "the user layout into a contiguous buffer"
+                                 : "a contiguous buffer into the user layout (memcpy: the "
+                                   "pack table's samples, one bound for both directions)",
+                        names);
+    json rows = json::array();
+    for (const auto &r : results) {
+      json c = row_json(r.name, r.group, r.sizes, r.plan, r.packed_bytes, r.rounds,
+                        r.mismatches, r.error);
+      c["contiguous"] = r.contiguous;
+      c["user_bytes"] = r.user_bytes;
       const OpResult *o = dir == 0 ? r.pack : r.unpack;
-      json d;
-      for (int k = 0; k < kContenders; ++k) {
-        d[contender_name(k)] = o[k].ok ? json(o[k].mbs) : json(nullptr);
-        d[std::string(contender_name(k)) + "_median"] =
-            o[k].ok ? json(o[k].median_mbs) : json(nullptr);
-        d[std::string(contender_name(k)) + "_best"] =
-            o[k].ok ? json(o[k].best_mbs) : json(nullptr);
-      }
-      d["loom_over_hand"] = nan_null(ratio(o[kLoom], o[kHand]));
-      d["loom_over_mpi"] = nan_null(ratio(o[kLoom], o[kMpi]));
-      d["loom_over_memcpy"] = nan_null(ratio(o[kLoom], o[kMemcpy]));
-      c[dir == 0 ? "pack" : "unpack"] = d;
+      json ops = json::object();
+      for (int k = 0; k < kContenders; ++k)
+        ops[contender_name(k)] = o[k].ok ? samples_json(o[k].reps, o[k].samples_s) : json();
+      c["contenders"] = ops;
+      rows.push_back(c);
     }
-    cases.push_back(c);
+    t["rows"] = rows;
+    tables.push_back(t);
   }
-  j["cases"] = cases;
-  j["geomean"] = {{"loom_over_hand", nan_null(s.gm_hand)},
-                  {"loom_over_hand_pack", nan_null(s.gm_hand_pack)},
-                  {"loom_over_hand_unpack", nan_null(s.gm_hand_unpack)},
-                  {"loom_over_mpi", nan_null(s.gm_mpi)},
-                  {"loom_over_mpi_pack", nan_null(s.gm_mpi_pack)},
-                  {"loom_over_mpi_unpack", nan_null(s.gm_mpi_unpack)}};
-  j["below_target"] = {{"hand", s.below_hand}, {"memcpy", s.below_memcpy}};
-  j["mismatched_cases"] = s.mismatched;
-  std::ofstream out(path);
-  if (!out) {
-    fmt::print(stderr, "loom: cannot write {}\n", path);
-    return false;
-  }
-  out << j.dump(2) << "\n";
-  return static_cast<bool>(out);
-}
-
-}  // namespace loom_bench
-
-// ------------------------------------------------------------- summary
-namespace loom_bench {
-
-namespace {
-
-// Time ratios Loom/x of one statistic (medians or fastest samples).
-struct RatioSet {
-  std::vector<double> hand, mpi, bound;
-  double worst = NAN;  // largest Loom / min(hand, MPI)
-  std::string worst_case;
-  void add(double h, double m, double b, const std::string &name) {
-    for (auto [v, x] : {std::pair{&hand, h}, std::pair{&mpi, m}, std::pair{&bound, b}})
-      if (!std::isnan(x) && x > 0) v->push_back(x);
-    // Loom over the faster of hand and MPI is the larger of the two ratios.
-    double best = NAN;
-    for (double x : {h, m})
-      if (!std::isnan(x) && (std::isnan(best) || x > best)) best = x;
-    if (!std::isnan(best) && (std::isnan(worst) || best > worst)) worst = best, worst_case = name;
-  }
-};
-
-struct SummaryLine {
-  std::string suite, flavor, loom;
-  int cases = 0, failed = 0;
-  RatioSet med, min;
-};
-
-double jnum(const nlohmann::json &j, const std::string &key) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return NAN;
-  return it->get<double>();
-}
-
-// `loom bench pack`: MB/s per contender, case and direction; a time ratio
-// Loom/x is x's throughput over Loom's.
-void pack_lines(const nlohmann::json &j, std::vector<SummaryLine> &out) {
-  SummaryLine l;
-  l.suite = "pack (Loom engine)";
-  l.flavor = j.value("flavor", "?");
-  l.loom = "loom_pack/unpack";
-  for (const auto &c : j["cases"]) {
-    ++l.cases;
-    if (!c.value("verified", false)) ++l.failed;
-    for (const char *dir : {"pack", "unpack"}) {
-      if (!c.contains(dir)) continue;
-      const auto &d = c[dir];
-      const std::string name = c.value("name", "?") + " " + dir;
-      for (auto [set, suffix] : {std::pair{&l.med, "_median"}, std::pair{&l.min, "_best"}}) {
-        const std::string sfx = suffix;
-        const double lo = jnum(d, "Loom" + sfx);
-        auto over = [&](const char *x) { return jnum(d, x + sfx) / lo; };
-        set->add(over("hand"), over("MPI"), over("memcpy"), name);
-      }
-    }
-  }
-  out.push_back(l);
-}
-
-// `loom bench p2p` / `coll`: per table, each case group (when there are
-// several) and then all rows.
-void comm_lines(const nlohmann::json &j, std::vector<SummaryLine> &out) {
-  const std::string tool = j.value("tool", "?");
-  const std::string suite = tool.substr(tool.rfind(' ') + 1);
-  const bool pre = j.value("preloaded", false);
-  for (const auto &t : j["tables"]) {
-    const std::string key = t.value("key", "?");
-    std::string title = suite == "p2p" ? (key == "rtt" ? "p2p round trip" : "p2p bandwidth")
-                                       : suite;
-    std::vector<std::string> groups;
-    for (const auto &r : t["rows"]) {
-      std::string g = r.value("group", "");
-      if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
-    }
-    std::vector<std::string> sel = groups;
-    if (groups.size() > 1) sel.push_back("");
-    for (const auto &g : sel) {
-      SummaryLine l;
-      l.suite = title + (g.empty() ? ": all" : ": " + g);
-      l.flavor = j.value("flavor", "?");
-      l.loom = pre ? "drop-in" : "NOT PRELOADED";
-      for (const auto &r : t["rows"]) {
-        if (!g.empty() && r.value("group", "") != g) continue;
-        ++l.cases;
-        if (!r.value("verified", false)) ++l.failed;
-        for (auto [set, key] :
-             {std::pair{&l.med, "seconds_median"}, std::pair{&l.min, "seconds_min"}}) {
-          if (!r.contains(key)) continue;
-          const auto &s = r[key];
-          const double lo = jnum(s, "Loom");
-          set->add(lo / jnum(s, "hand"), lo / jnum(s, "MPI"), lo / jnum(s, "bound"),
-                   r.value("name", "?"));
-        }
-      }
-      out.push_back(l);
-    }
-  }
-}
-
-}  // namespace
-
-int print_bench_summary(std::FILE *f, const std::vector<std::string> &paths) {
-  std::vector<SummaryLine> lines;
-  int status = 0;
-  for (const auto &p : paths) {
-    std::ifstream in(p);
-    nlohmann::json j;
-    try {
-      if (!in) throw std::runtime_error("cannot open");
-      in >> j;
-    } catch (const std::exception &e) {
-      fmt::print(stderr, "loom bench summary: {}: {}\n", p, e.what());
-      status = 1;
-      continue;
-    }
-    if (j.value("tool", "") == "loom bench pack")
-      pack_lines(j, lines);
-    else
-      comm_lines(j, lines);
-  }
-  fmt::print(f,
-             "SUMMARY: Loom's time over each contender's (below 1.00 = Loom faster), "
-             "geometric means over the cases,\nfrom the medians and from the fastest "
-             "samples; worst = the case where Loom is slowest against the better\nof "
-             "hand and MPI (named for the medians); bound = memcpy (pack) or the "
-             "contiguous transfer (p2p, coll).\n");
-  const char *row = "{:<30} {:<7} {:>5} | {:>6} {:>6} {:>6} {:>6} | {:>6} {:>6} {:>6} {:>6} | {:<20} | {:<6} {}\n";
-  fmt::print(f, fmt::runtime(row), "", "", "", "medians", "", "", "", "fastest", "", "", "", "",
-             "", "");
-  fmt::print(f, fmt::runtime(row), "suite", "flavor", "cases", "L/hand", "L/MPI", "L/bnd",
-             "worst", "L/hand", "L/MPI", "L/bnd", "worst", "worst case (medians)", "verify",
-             "Loom");
-  fmt::print(f, "{:-<30}-{:-<7}-{:->5}-+-{:->6}-{:->6}-{:->6}-{:->6}-+-{:->6}-{:->6}-{:->6}-{:->6}-+-{:-<20}-+-{:-<6}-{:-<16}\n",
-             "", "", "", "", "", "", "", "", "", "", "", "", "", "");
-  auto g = [](const std::vector<double> &v) { return num(geomean(v), "{:.2f}"); };
-  for (const auto &l : lines) {
-    fmt::print(f, fmt::runtime(row), l.suite, l.flavor, l.cases, g(l.med.hand), g(l.med.mpi),
-               g(l.med.bound), num(l.med.worst, "{:.2f}"), g(l.min.hand), g(l.min.mpi),
-               g(l.min.bound), num(l.min.worst, "{:.2f}"), l.med.worst_case.substr(0, 20),
-               l.failed ? fmt::format("{} BAD", l.failed) : "ok", l.loom);
-  }
-  return status;
+  j["tables"] = tables;
+  j["summary"] = {
+      {"cases", s.cases},
+      {"mismatched", s.mismatched},
+      {"errors", s.errors},
+      {"geomean_loom_throughput_over",
+       {{"hand", nan_null(s.gm_hand)},
+        {"hand_pack", nan_null(s.gm_hand_pack)},
+        {"hand_unpack", nan_null(s.gm_hand_unpack)},
+        {"MPI", nan_null(s.gm_mpi)},
+        {"MPI_pack", nan_null(s.gm_mpi_pack)},
+        {"MPI_unpack", nan_null(s.gm_mpi_unpack)}}},
+      {"below_target", {{"hand", s.below_hand}, {"memcpy", s.below_memcpy}}}};
+  return j;
 }
 
 }  // namespace loom_bench

@@ -1,11 +1,15 @@
-// Printing of `loom bench pack` results: the text tables and the JSON file.
+// Printing of `loom bench pack` results: the text tables and the JSON
+// document.
 #pragma once
 
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "harness.h"
+#include "run_meta.h"
 
 namespace loom_bench {
 
@@ -14,15 +18,8 @@ std::string human_bytes(size_t b);           // "1.00 MiB", "3.0 KiB", "40 B"
 double geomean(const std::vector<double> &v);  // NAN when empty
 std::string num(double v, const char *spec);   // "n/a" for NAN
 
-struct RunInfo {
-  std::string date;     // ISO 8601, local time
-  std::string host;
-  std::string mpi;      // system MPI library
-  std::string flavor;   // build flavour (mpich / openmpi)
-  std::string mpi_calls = "PMPI_Pack/PMPI_Unpack";  // what the MPI column calls
-  bool quick = false;
-  std::string stat = "median";  // the statistic in the tables
-};
+// "commit 0d2299d" (with "-dirty" when the tree differed from it).
+std::string short_commit(const RunInfo &info);
 
 struct Summary {
   // Geometric means over the measured cases (pack and unpack together, and
@@ -43,17 +40,9 @@ void print_report(std::FILE *f, const RunInfo &info,
                   const std::vector<CaseResult> &results, const Summary &s,
                   bool show_plans);
 
-// Writes everything to a JSON file; returns false (with a message on stderr)
-// if the file cannot be written.
-bool write_json(const std::string &path, const RunInfo &info,
-                const std::vector<CaseResult> &results, const Summary &s);
-
-// `loom bench summary`: one table from the JSON files of `loom bench pack`,
-// `p2p` and `coll` (--json): per suite, flavour and case group, the
-// geometric means of Loom's time over the hand loop's, the system MPI's and
-// the bound's, and the worst case against the better of hand and MPI, from
-// the medians and from the fastest samples.  Returns 1 when a file cannot
-// be read.
-int print_bench_summary(std::FILE *f, const std::vector<std::string> &paths);
+// Everything, every sample included, as the suite's JSON document
+// (bench_json.h): tables "pack" and "unpack".
+nlohmann::json pack_json(const RunInfo &info, const std::vector<CaseResult> &results,
+                         const Summary &s);
 
 }  // namespace loom_bench
