@@ -32,6 +32,7 @@
 #include "bench/cases.h"
 #include "bench/coll_bench.h"
 #include "bench/harness.h"
+#include "bench/commit_mpi.h"
 #include "bench/engine.h"
 #include "bench/p2p_bench.h"
 #include "bench/progress.h"
@@ -299,7 +300,6 @@ int main(int argc, char **argv) {
   g_command_line.assign(argv, argv + argc);
   if (summary->parsed())
     return loom_bench::print_bench_summary(stdout, stderr, summary_files);
-  if (engine->parsed()) return loom_bench::bench_engine(ea, run_info(ea.quick, "median"));
   if (info->parsed())
     return info_markdown ? loom_cli::print_settings_markdown(stdout)
                          : loom_cli::print_info(stdout);
@@ -311,6 +311,12 @@ int main(int argc, char **argv) {
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
   }
   int rc = 0;
+  if (engine->parsed()) {
+    MPI_Init(&argc, &argv);
+    rc = loom_bench::bench_engine(ea, run_info(ea.quick, "median"), loom_bench::mpi_commit_table);
+    MPI_Finalize();
+    return rc;
+  }
   if (pack->parsed() || p2p->parsed() || coll->parsed()) {
     MPI_Init(&argc, &argv);
     if (pack->parsed()) rc = bench_pack(pa);

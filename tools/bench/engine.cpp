@@ -66,6 +66,43 @@ nlohmann::json commit_table(bool quick) {
                               fmt::format("{}x2x2 of {}x4x4 floats", n / 2, n),
                               {{"Loom", ss}}));
   }
+  // Mixed element types: struct{int @0, double @8} as a vector's element,
+  // and a struct whose blocks are all one derived type.
+  loom_type i32, f64, pair, c2;
+  loom_type_primitive(LOOM_INT, &i32);
+  loom_type_primitive(LOOM_DOUBLE, &f64);
+  {
+    int64_t bl[2] = {1, 1}, d[2] = {0, 8};
+    loom_type ty[2] = {i32, f64};
+    loom_type_struct(2, bl, d, ty, LOOM_BOUNDS_STANDARD, &pair);
+  }
+  loom_type_contiguous(2, i32, &c2);
+  const int64_t nmix = quick ? 1000 : 100000000;
+  std::vector<double> ms = commit_cost([&] {
+    loom_type t;
+    loom_type_vector(nmix, 1, 2, pair, &t);
+    return t;
+  }, reps);
+  fmt::print("  vector of {:>11} struct{{int,double}} {:8.2f} us\n", nmix, median(ms) * 1e6);
+  rows.push_back(engine_row(fmt::format("mixed vector {}", nmix), "mixed",
+                            fmt::format("{} struct{{int,double}}, stride 2", nmix),
+                            {{"Loom", ms}}));
+  for (int64_t n : {int64_t(32768), int64_t(131072)}) {
+    std::vector<int64_t> bl((size_t)n, 1), d((size_t)n);
+    std::vector<loom_type> ty((size_t)n, c2);
+    for (int64_t i = 0; i < n; i++) d[(size_t)i] = 16 * i;
+    std::vector<double> ss = commit_cost([&] {
+      loom_type t;
+      loom_type_struct(n, bl.data(), d.data(), ty.data(), LOOM_BOUNDS_STANDARD, &t);
+      return t;
+    }, quick ? 1 : 9);
+    fmt::print("  struct of {:>8} contiguous(2,int) {:10.1f} us  ({:.1f} ns/block)\n", n,
+               median(ss) * 1e6, median(ss) * 1e9 / n);
+    rows.push_back(engine_row(fmt::format("struct {}", n), "mixed",
+                              fmt::format("{} blocks of contiguous(2,int), 16 B apart", n),
+                              {{"Loom", ss}}));
+  }
+  for (loom_type t : {i32, f64, pair, c2}) loom_type_free(t);
   std::mt19937_64 rng(7);
   for (int64_t n : {int64_t(10000), int64_t(100000), int64_t(1000000)}) {
     std::vector<int64_t> d(n), bl(n);
@@ -155,9 +192,11 @@ nlohmann::json seek_table(bool quick) {
 
 }  // namespace
 
-int bench_engine(const EngineArgs &args, const RunInfo &run) {
+int bench_engine(const EngineArgs &args, const RunInfo &run,
+                 const std::function<nlohmann::json(bool quick)> &extra) {
   nlohmann::json tables = nlohmann::json::array();
   tables.push_back(commit_table(args.quick));
+  if (extra) tables.push_back(extra(args.quick));
   nlohmann::json seek = seek_table(args.quick);
   if (!seek.is_null()) tables.push_back(seek);
   RunInfo info = run;

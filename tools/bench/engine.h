@@ -4,7 +4,10 @@
 // indexed layout against packing its first 1 MiB).
 #pragma once
 
+#include <functional>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "run_meta.h"
 
@@ -16,6 +19,9 @@ struct EngineArgs {
   std::string csv;     // --csv: every sample as CSV
 };
 
-int bench_engine(const EngineArgs &args, const RunInfo &run);
+// `extra`, when set, adds a table (the drop-in's commit costs, which need
+// MPI; this file stays MPI-free).
+int bench_engine(const EngineArgs &args, const RunInfo &run,
+                 const std::function<nlohmann::json(bool quick)> &extra = {});
 
 }  // namespace loom_bench
