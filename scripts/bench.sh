@@ -96,7 +96,7 @@ echo "================================ summary ================================"
 "$summary_exe" bench summary $jsons | tee "$build/bench-summary.txt"
 
 # Plots, when a python3 with matplotlib is installed.
-if python=$(sh "$(dirname "$0")/matplotlib-python.sh"); then
+if python=$(sh "$(dirname "$0")/python-with.sh" matplotlib); then
   echo "plots (scripts/plot_bench.py) in $plot_dir:"
   # shellcheck disable=SC2086
   "$python" "$(dirname "$0")/plot_bench.py" -o "$plot_dir" $jsons || status=1

@@ -4,7 +4,7 @@
 set -e
 PKGS="g++ cmake ninja-build make pkg-config libmpich-dev mpich libopenmpi-dev
 openmpi-bin libgtest-dev libcli11-dev libfmt-dev nlohmann-json3-dev valgrind
-python3-matplotlib"
+python3-matplotlib python3-mpi4py python3-numpy"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -6,7 +6,7 @@
 #   plot_test.sh LOOM_EXE PLOT_SCRIPT [P2P_JSON]
 set -u
 loom=$1 script=$2 p2p=${3:-}
-if ! python=$(sh "$(dirname "$script")/matplotlib-python.sh"); then
+if ! python=$(sh "$(dirname "$script")/python-with.sh" matplotlib); then
   echo "SKIP: no python3 with matplotlib (Debian: python3-matplotlib)"
   exit 77
 fi
