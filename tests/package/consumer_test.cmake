@@ -40,7 +40,7 @@ function(run_consumer how dir)
     run("${how}: mpi_column_exchange-${flavor} under ${MPIEXEC_${flavor}}"
         COMMAND ${CMAKE_COMMAND} -E env ${mpi_env} LOOM_VERBOSE=1
                 ${MPIEXEC_${flavor}} -n 2 ${dir}/mpi_column_exchange-${flavor}
-        EXPECT "\\[loom-mpi\\] datatype")
+        EXPECT "loom\\[[0-9]+\\]: datatype")
   endforeach()
 endfunction()
 
