@@ -120,7 +120,7 @@ Mirror *build_mirror(MPI_Datatype t, bool predefined) {
   m->native_contig = m->contig && predefined && loom_type_element(lt) >= 0;
   int64_t runs = loom_type_num_runs(lt);
   m->mean_run = runs > 0 ? m->size / runs : 0;
-  // Long doubles excluded: MPICH moves 10 of their 16 bytes (see README).
+  // Long doubles excluded: MPICH moves 10 of their 16 bytes (docs/dropin.md).
   int elem = loom_type_element(lt);
   int64_t nelems = loom_type_num_elements(lt);
   if (elem >= 0 && elem != LOOM_LONG_DOUBLE && elem != LOOM_C_LONG_DOUBLE_COMPLEX &&

@@ -11,17 +11,18 @@ namespace loom_mpi {
 namespace {
 
 // Blocking receive through staging; `post` performs the system receive
-// into (data, bytes, MPI_PACKED).
+// into (data, wire).  A failure of Loom's own unpack is raised on comm
+// (the system raised its own errors already).
 template <class Post>
-int recv_staged(const Side &s, MPI_Status *status, Post post) {
+int recv_staged(const Side &s, MPI_Comm comm, MPI_Status *status, Post post) {
   MPI_Status tmp;
   MPI_Status *st = status_or(status, &tmp);
   loom::xfer::Buffer b = staging_pool().acquire(s.bytes);
   if (!b.data) return kFallback;
   int rc = post(b.data, wire_for(s.bytes), st);
-  unpack_arrived(s, b.data, st, rc);
+  int u = unpack_arrived(s, b.data, st, rc);
   staging_pool().release(b);
-  return rc;
+  return rc == MPI_SUCCESS && u != MPI_SUCCESS ? raise(comm, u) : rc;
 }
 
 // Nonblocking receive through staging; `post` starts the system receive.
@@ -49,7 +50,8 @@ int irecv_staged(const Side &s, MPI_Comm comm, bool persistent,
 int mrecv_staged(const Side &s, void *buf, int count, MPI_Datatype dt,
                  MPI_Message *msg, MPI_Status *status) {
   if (s.type) {
-    int rc = recv_staged(s, status, [&](char *d, Wire w, MPI_Status *st) {
+    // No communicator: errors of message-based calls go to MPI_COMM_WORLD.
+    int rc = recv_staged(s, MPI_COMM_WORLD, status, [&](char *d, Wire w, MPI_Status *st) {
       return PMPI_Mrecv(d, w.count, w.type, msg, st);
     });
     if (rc != kFallback) return rc;
@@ -103,7 +105,7 @@ LOOM_MPI_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source,
     return mrecv_staged(s, buf, count, dt, &msg, status);
   }
   if (s.type) {
-    int rc = recv_staged(s, status, [&](char *d, Wire w, MPI_Status *st) {
+    int rc = recv_staged(s, comm, status, [&](char *d, Wire w, MPI_Status *st) {
       return PMPI_Recv(d, w.count, w.type, source, tag, comm, st);
     });
     if (rc != kFallback) return rc;

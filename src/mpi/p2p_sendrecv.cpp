@@ -58,8 +58,8 @@ LOOM_MPI_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount,
   rc = PMPI_Sendrecv(so.buf, so.count, so.dt, dest, sendtag,
                      const_cast<void *>(ro.buf), ro.count, ro.dt, source,
                      recvtag, comm, st);
-  if (rs.type) unpack_arrived(rs, ro.b.data, st, rc);
-  return rc;
+  int u = rs.type ? unpack_arrived(rs, ro.b.data, st, rc) : MPI_SUCCESS;
+  return rc == MPI_SUCCESS && u != MPI_SUCCESS ? raise(comm, u) : rc;
 }
 
 LOOM_MPI_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt,
@@ -87,6 +87,6 @@ LOOM_MPI_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt,
   MPI_Status *st = status_or(status, &tmp);
   int rc = PMPI_Sendrecv(so.buf, so.count, so.dt, dest, sendtag, const_cast<void *>(ro.buf),
                          ro.count, ro.dt, source, recvtag, comm, st);
-  if (source != MPI_PROC_NULL) unpack_arrived(s, ro.b.data, st, rc);
-  return rc;
+  int u = source != MPI_PROC_NULL ? unpack_arrived(s, ro.b.data, st, rc) : MPI_SUCCESS;
+  return rc == MPI_SUCCESS && u != MPI_SUCCESS ? raise(comm, u) : rc;
 }
