@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "compat.hpp"
+#include "mirror.hpp"
 
 namespace loom_mpi {
 namespace {
@@ -102,10 +103,14 @@ __attribute__((constructor)) void check_at_load() { refuse_other_mpi(); }
 
 LOOM_MPI_EXPORT int MPI_Init(int *argc, char ***argv) {
   loom_mpi::refuse_other_mpi();
-  return PMPI_Init(argc, argv);
+  int rc = PMPI_Init(argc, argv);
+  if (rc == MPI_SUCCESS) loom_mpi::prepare_mirrors();
+  return rc;
 }
 
 LOOM_MPI_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   loom_mpi::refuse_other_mpi();
-  return PMPI_Init_thread(argc, argv, required, provided);
+  int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS) loom_mpi::prepare_mirrors();
+  return rc;
 }

@@ -102,6 +102,11 @@ bool still_describes(const Mirror &m, MPI_Datatype t);
 // The shifted copy used for MPI_BOTTOM buffers (built once per mirror).
 loom_type bottom_type(const Mirror &m);
 
+// Builds the one-time state of the type path (settings, the handle table)
+// at MPI_Init, so that the program's first MPI_Type_commit costs what any
+// other does.
+void prepare_mirrors();
+
 // Hooks for the intercepted MPI_Type_commit / MPI_Type_free / MPI_Type_dup.
 void on_commit(MPI_Datatype t);
 // Free in two steps around PMPI_Type_free: tombstone first (returns the
