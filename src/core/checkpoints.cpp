@@ -31,7 +31,7 @@ loom_status loom_checkpoints_create(loom_type t, int64_t count, const void *buf,
     cp->snaps.reserve(total / interval + 1);
     for (int64_t off = 0;; off += interval) {
       cp->snaps.push_back(c->cur);
-      if (total - off <= (int64_t)interval) break;
+      if ((uint64_t)(total - off) <= interval) break;  // any size_t interval
       c->cur.skip(interval);
     }
     cp->type = loom_type_ref(t);  // only once nothing can fail

@@ -148,6 +148,28 @@ TEST(Errors, SpansThatOverflowAreRejected) {
   loom_cursor_free(c);
 }
 
+TEST(Errors, CheckpointIntervalsOfAnySize) {
+  Type t = sample();
+  ASSERT_TRUE(t);
+  int in[7] = {1, 2, 3, 4, 5, 6, 7};
+  for (size_t interval : {size_t(16), size_t(17), size_t(1) << 63, SIZE_MAX}) {
+    loom_checkpoints cp = nullptr;
+    ASSERT_EQ(loom_checkpoints_create(t.get(), 1, in, interval, &cp), LOOM_OK) << interval;
+    EXPECT_EQ(loom_checkpoints_count(cp), 1u) << interval;
+    loom_cursor c = nullptr;
+    ASSERT_EQ(loom_cursor_create(t.get(), 1, in, &c), LOOM_OK);
+    ASSERT_EQ(loom_checkpoints_restore(cp, 8, c), LOOM_OK);
+    int out[2] = {};
+    size_t done = 0;
+    ASSERT_EQ(loom_cursor_pack(c, out, sizeof out, &done), LOOM_OK);
+    EXPECT_EQ(done, sizeof out);
+    EXPECT_EQ(out[0], 5);
+    EXPECT_EQ(out[1], 7);
+    loom_cursor_free(c);
+    loom_checkpoints_free(cp);
+  }
+}
+
 TEST(Errors, RestoreKeepsTheCheckpointPlansAlive) {
   // A cursor restored from checkpoints of another type must keep that
   // type's plans alive after the checkpoints and the type are freed.
