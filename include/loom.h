@@ -13,6 +13,17 @@
  * All functions return LOOM_OK (0) or a loom_status error code and never
  * write outside the buffers and sizes they are given.  Types are safe to
  * share between threads once committed; a cursor belongs to one thread.
+ *
+ * Failure leaves everything as it was: a call that fails (running out of
+ * memory included: LOOM_ERR_NOMEM) has created, changed and leaked nothing,
+ * and every handle it was given stays valid.  No C++ exception leaves a
+ * loom_* function.
+ *
+ * Null buffers: a call that has bytes to move rejects a null buffer with
+ * LOOM_ERR_ARG; a call with nothing to move (count 0, an empty type, an
+ * empty range) accepts one.  A null user buffer is never MPI_BOTTOM: to
+ * address absolute memory, take a real address as the base and build the
+ * type's displacements relative to it.
  */
 #ifndef LOOM_H
 #define LOOM_H
@@ -53,8 +64,9 @@ typedef enum loom_status {
   LOOM_ERR_TYPE,     /**< null or uncommitted type where a committed one is needed */
   LOOM_ERR_TRUNCATE, /**< output buffer too small; nothing past it was written */
   LOOM_ERR_RANGE,    /**< offset/length outside the packed stream */
-  LOOM_ERR_NOMEM,    /**< allocation failed */
-  LOOM_ERR_OVERFLOW  /**< a size or extent does not fit in 64 bits */
+  LOOM_ERR_NOMEM,    /**< allocation failed; nothing was changed */
+  LOOM_ERR_OVERFLOW  /**< a size, an extent, or the span of memory a message
+                          covers does not fit in 64 bits */
 } loom_status;
 
 /** Opaque, immutable, reference-counted type handle. */
@@ -109,26 +121,28 @@ typedef enum loom_bounds_rule {
  *  Arguments follow the MPI constructor of the same name, with 64-bit counts.
  *  @{ */
 LOOM_API loom_status loom_type_primitive(loom_prim p, loom_type *out);
-/** A primitive of arbitrary size and alignment with no external32 meaning. */
+/** A primitive of arbitrary size and alignment with no external32 meaning
+ *  (external32 moves its bytes unchanged).  @p align must be a power of two
+ *  (else LOOM_ERR_ARG). */
 LOOM_API loom_status loom_type_bytes(int64_t size, int64_t align, loom_type *out);
 LOOM_API loom_status loom_type_contiguous(int64_t count, loom_type old, loom_type *out);
 LOOM_API loom_status loom_type_vector(int64_t count, int64_t blocklen, int64_t stride,
-                                      loom_type old, loom_type *out);
+                             loom_type old, loom_type *out);
 LOOM_API loom_status loom_type_hvector(int64_t count, int64_t blocklen,
-                                       int64_t stride_bytes, loom_type old,
-                                       loom_type *out);
+                              int64_t stride_bytes, loom_type old,
+                              loom_type *out);
 LOOM_API loom_status loom_type_indexed(int64_t count, const int64_t *blocklens,
-                                       const int64_t *displs, loom_type old,
-                                       loom_type *out);
+                              const int64_t *displs, loom_type old,
+                              loom_type *out);
 LOOM_API loom_status loom_type_hindexed(int64_t count, const int64_t *blocklens,
-                                        const int64_t *displs_bytes, loom_type old,
-                                        loom_type *out);
+                               const int64_t *displs_bytes, loom_type old,
+                               loom_type *out);
 LOOM_API loom_status loom_type_indexed_block(int64_t count, int64_t blocklen,
-                                             const int64_t *displs, loom_type old,
-                                             loom_type *out);
+                                    const int64_t *displs, loom_type old,
+                                    loom_type *out);
 LOOM_API loom_status loom_type_hindexed_block(int64_t count, int64_t blocklen,
-                                              const int64_t *displs_bytes,
-                                              loom_type old, loom_type *out);
+                                     const int64_t *displs_bytes,
+                                     loom_type old, loom_type *out);
 /** MPI_Type_create_struct; @p rule picks the bounds semantics. */
 LOOM_API loom_status loom_type_struct(int64_t count, const int64_t *blocklens,
                                       const int64_t *displs_bytes,
@@ -182,13 +196,20 @@ LOOM_API int64_t loom_type_num_runs(loom_type t);
  *  primitives (or has none). */
 LOOM_API int loom_type_element(loom_type t);
 /** Writes the committed plan for @p count instances as one line
- *  (e.g. "vec(1048576,+8,blk8)"); returns the length it needs. */
+ *  (e.g. "vec(1048576,+8,blk8)"), truncated to @p bufsize; returns the
+ *  length it needs including the terminating NUL, or 0 (nothing written)
+ *  for a null type, a negative count, a message whose size or span
+ *  overflows, or when memory runs out. */
 LOOM_API size_t loom_type_plan_string(loom_type t, int64_t count, char *buf,
-                                      size_t bufsize);
+                             size_t bufsize);
 /** @} */
 
 /** @name Whole-message pack and unpack (MPI_Pack semantics)
- *  *position is advanced; on LOOM_ERR_TRUNCATE nothing is written.
+ *  *position is advanced; on any error nothing is written.  Checks, in this
+ *  order: the type (LOOM_ERR_TYPE), the count (LOOM_ERR_COUNT), the size
+ *  and span of the message (LOOM_ERR_OVERFLOW), position (LOOM_ERR_ARG when
+ *  null or past the buffer), null buffers (LOOM_ERR_ARG, only when there
+ *  are bytes to move), room (LOOM_ERR_TRUNCATE).
  *  @{ */
 LOOM_API loom_status loom_pack(const void *inbuf, int64_t count, loom_type t,
                                void *outbuf, size_t outsize, size_t *position);
@@ -207,12 +228,16 @@ typedef struct loom_cursor_s *loom_cursor;
 
 /** @name Partial processing
  *  A cursor walks the packed stream of @p count instances of @p t laid out at
- *  @p buf.  Seeks cost O(depth log n); consecutive calls resume in O(1).
+ *  @p buf (which may be null only when the stream is empty).  Seeks cost
+ *  O(depth log n); consecutive calls resume in O(1).  Only creating and
+ *  copying a cursor allocate: seek, pack, unpack and iov never fail for
+ *  want of memory.
  *  @{ */
 LOOM_API loom_status loom_cursor_create(loom_type t, int64_t count, const void *buf,
-                                        loom_cursor *out);
+                               loom_cursor *out);
 LOOM_API void loom_cursor_free(loom_cursor c);
-/** Copies cursor state (a checkpoint restore). */
+/** Copies cursor state (a checkpoint restore): @p dst then walks the
+ *  message of @p src and holds a reference to its type. */
 LOOM_API loom_status loom_cursor_copy(loom_cursor dst, loom_cursor src);
 /** Total packed bytes and current offset. */
 LOOM_API size_t loom_cursor_total(loom_cursor c);
@@ -249,20 +274,25 @@ LOOM_API loom_status loom_checkpoints_create(loom_type t, int64_t count,
 LOOM_API void loom_checkpoints_free(loom_checkpoints cp);
 LOOM_API size_t loom_checkpoints_count(loom_checkpoints cp);
 /** Sets @p c to the nearest checkpoint at or before @p offset, then seeks
- *  forward to @p offset. */
+ *  forward to @p offset.  @p c then walks the checkpointed message (its
+ *  type, count and buffer) and holds a reference to that type, so it
+ *  outlives @p cp. */
 LOOM_API loom_status loom_checkpoints_restore(loom_checkpoints cp, size_t offset,
-                                              loom_cursor c);
+                                     loom_cursor c);
 /** @} */
 
 /** @name external32 (big-endian, the standard's external32 sizes)
+ *  Pack and unpack check their arguments like loom_pack and loom_unpack.
  *  @{ */
+/** external32 bytes of @p count instances (the type need not be committed);
+ *  LOOM_ERR_OVERFLOW when that does not fit in 64 bits. */
 LOOM_API loom_status loom_external32_size(int64_t count, loom_type t, size_t *size);
 LOOM_API loom_status loom_pack_external32(const void *inbuf, int64_t count,
-                                          loom_type t, void *outbuf, size_t outsize,
-                                          size_t *position);
+                                 loom_type t, void *outbuf, size_t outsize,
+                                 size_t *position);
 LOOM_API loom_status loom_unpack_external32(const void *inbuf, size_t insize,
-                                            size_t *position, void *outbuf,
-                                            int64_t count, loom_type t);
+                                   size_t *position, void *outbuf,
+                                   int64_t count, loom_type t);
 /** @} */
 
 /** A short English message for a status code. */

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "api_call.hpp"
 #include "type.hpp"
 
 namespace {
@@ -22,23 +23,15 @@ struct Chain {
 
 loom_status wrap(loom_combiner c, loom_type layout, loom_type old,
                  std::vector<int64_t> args, loom_type *out) {
-  auto *t = new (std::nothrow) loom_type_s;
-  if (!t) return LOOM_ERR_NOMEM;
-  t->combiner = c;
+  loom::TypeOwner t = loom::new_type(c, old);
   t->ints = std::move(args);
-  t->kids.push_back(loom_type_ref(old));
-  t->layout = loom_type_ref(layout);
-  t->size = layout->size;
-  t->nelems = layout->nelems;
-  t->ext32 = layout->ext32;
+  t->layout = loom_type_ref(layout);  // nothing below can fail
+  loom::inherit_sizes(t.get(), layout);
   t->align = old->align;
-  t->homogeneous = layout->homogeneous;
   t->lb = layout->lb;
   t->ub = layout->ub;
-  t->true_lb = layout->true_lb;
-  t->true_ub = layout->true_ub;
   t->lb_marker = t->ub_marker = true;
-  *out = t;
+  *out = t.release();
   return LOOM_OK;
 }
 
@@ -66,28 +59,30 @@ loom_status loom_type_subarray(int ndims, const int64_t *sizes,
     if (sizes[d] <= 0 || subsizes[d] < 0 || starts[d] < 0 ||
         subsizes[d] > sizes[d] || starts[d] > sizes[d] - subsizes[d])
       return LOOM_ERR_ARG;
-  Chain c;
-  c.cur = loom_type_ref(old);
-  int64_t stride = old->extent(), disp = 0;
-  for (int k = 0; k < ndims; k++) {
-    int d = order == LOOM_ORDER_C ? ndims - 1 - k : k;  // innermost first
-    loom_type next = nullptr;
-    loom_status s = loom_type_hvector(subsizes[d], 1, stride, c.cur, &next);
-    s = c.step(s, next);
+  return loom::api_call([&] {
+    Chain c;
+    c.cur = loom_type_ref(old);
+    int64_t stride = old->extent(), disp = 0;
+    for (int k = 0; k < ndims; k++) {
+      int d = order == LOOM_ORDER_C ? ndims - 1 - k : k;  // innermost first
+      loom_type next = nullptr;
+      loom_status s = loom_type_hvector(subsizes[d], 1, stride, c.cur, &next);
+      s = c.step(s, next);
+      if (s != LOOM_OK) return s;
+      int64_t off;
+      if (__builtin_mul_overflow(starts[d], stride, &off) ||
+          __builtin_add_overflow(disp, off, &disp) ||
+          __builtin_mul_overflow(stride, sizes[d], &stride))
+        return LOOM_ERR_OVERFLOW;
+    }
+    loom_status s = place(c.cur, disp, stride, c);
     if (s != LOOM_OK) return s;
-    int64_t off;
-    if (__builtin_mul_overflow(starts[d], stride, &off) ||
-        __builtin_add_overflow(disp, off, &disp) ||
-        __builtin_mul_overflow(stride, sizes[d], &stride))
-      return LOOM_ERR_OVERFLOW;
-  }
-  loom_status s = place(c.cur, disp, stride, c);
-  if (s != LOOM_OK) return s;
-  std::vector<int64_t> args{ndims, order};
-  args.insert(args.end(), sizes, sizes + ndims);
-  args.insert(args.end(), subsizes, subsizes + ndims);
-  args.insert(args.end(), starts, starts + ndims);
-  return wrap(LOOM_COMBINER_SUBARRAY, c.cur, old, std::move(args), out);
+    std::vector<int64_t> args{ndims, order};
+    args.insert(args.end(), sizes, sizes + ndims);
+    args.insert(args.end(), subsizes, subsizes + ndims);
+    args.insert(args.end(), starts, starts + ndims);
+    return wrap(LOOM_COMBINER_SUBARRAY, c.cur, old, std::move(args), out);
+  });
 }
 
 loom_status loom_type_darray(int size, int rank, int ndims,
@@ -100,75 +95,81 @@ loom_status loom_type_darray(int size, int rank, int ndims,
     return LOOM_ERR_ARG;
   int64_t nprocs = 1;
   for (int d = 0; d < ndims; d++) {
-    if (gsizes[d] <= 0 || psizes[d] <= 0) return LOOM_ERR_ARG;
-    nprocs *= psizes[d];
+    if (gsizes[d] <= 0 || psizes[d] <= 0 ||
+        __builtin_mul_overflow(nprocs, psizes[d], &nprocs) || nprocs > size)
+      return LOOM_ERR_ARG;
   }
   if (nprocs != size) return LOOM_ERR_ARG;
-  // Process coordinates are row-major whatever the array order.
-  std::vector<int64_t> coords(ndims);
-  for (int d = ndims - 1, r = rank; d >= 0; d--) {
-    coords[d] = r % psizes[d];
-    r /= psizes[d];
-  }
-  Chain c;
-  c.cur = loom_type_ref(old);
-  int64_t stride = old->extent(), disp = 0;
-  for (int k = 0; k < ndims; k++) {
-    int d = order == LOOM_ORDER_C ? ndims - 1 - k : k;
-    int64_t gs = gsizes[d], np = psizes[d], r = coords[d], darg = dargs[d];
-    if (k > 0) {  // copies of the inner dimensions sit one row apart
-      loom_type sized = nullptr;
-      loom_status s = loom_type_resized(c.cur, c.cur->lb, stride, &sized);
-      s = c.step(s, sized);
-      if (s != LOOM_OK) return s;
+  return loom::api_call([&] {
+    // Process coordinates are row-major whatever the array order.
+    std::vector<int64_t> coords(ndims);
+    for (int d = ndims - 1, r = rank; d >= 0; d--) {
+      coords[d] = r % psizes[d];
+      r /= psizes[d];
     }
-    loom_type next = nullptr;
-    loom_status s;
-    int64_t first = 0;  // first global index owned, in this dimension
-    if (distribs[d] == LOOM_DISTRIBUTE_NONE || distribs[d] == LOOM_DISTRIBUTE_BLOCK) {
-      if (distribs[d] == LOOM_DISTRIBUTE_NONE) np = 1, r = 0, darg = LOOM_DISTRIBUTE_DFLT_DARG;
-      int64_t blk = darg == LOOM_DISTRIBUTE_DFLT_DARG ? (gs + np - 1) / np : darg;
-      if (blk <= 0 || blk * np < gs) return LOOM_ERR_ARG;
-      int64_t mine = std::min(blk, gs - blk * r);
-      if (mine < 0) mine = 0;
-      if (mine > 0) first = blk * r;
-      s = loom_type_hvector(mine, 1, stride, c.cur, &next);
-    } else if (distribs[d] == LOOM_DISTRIBUTE_CYCLIC) {
-      int64_t blk = darg == LOOM_DISTRIBUTE_DFLT_DARG ? 1 : darg;
-      if (blk <= 0) return LOOM_ERR_ARG;
-      int64_t start = r * blk, local = 0;
-      if (start < gs) {
-        int64_t span = gs - start, cycle = np * blk;
-        local = span / cycle * blk + std::min(span % cycle, blk);
-        first = start;
+    Chain c;
+    c.cur = loom_type_ref(old);
+    int64_t stride = old->extent(), disp = 0;
+    for (int k = 0; k < ndims; k++) {
+      int d = order == LOOM_ORDER_C ? ndims - 1 - k : k;
+      int64_t gs = gsizes[d], np = psizes[d], r = coords[d], darg = dargs[d];
+      if (k > 0) {  // copies of the inner dimensions sit one row apart
+        loom_type sized = nullptr;
+        loom_status s = loom_type_resized(c.cur, c.cur->lb, stride, &sized);
+        s = c.step(s, sized);
+        if (s != LOOM_OK) return s;
       }
-      int64_t nfull = local / blk, rem = local % blk, cstride = np * blk * stride;
-      s = loom_type_hvector(nfull, blk, cstride, c.cur, &next);
-      if (s == LOOM_OK && rem) {  // a last, shorter block
-        loom_type kids[2] = {next, c.cur};
-        int64_t bl[2] = {1, rem}, ds[2] = {0, nfull * cstride};
-        loom_type both;
-        s = loom_type_struct(2, bl, ds, kids, LOOM_BOUNDS_STANDARD, &both);
-        loom_type_free(next);
-        next = s == LOOM_OK ? both : nullptr;
+      loom_type next = nullptr;
+      loom_status s;
+      int64_t first = 0;  // first global index owned, in this dimension
+      if (distribs[d] == LOOM_DISTRIBUTE_NONE || distribs[d] == LOOM_DISTRIBUTE_BLOCK) {
+        if (distribs[d] == LOOM_DISTRIBUTE_NONE) np = 1, r = 0, darg = LOOM_DISTRIBUTE_DFLT_DARG;
+        int64_t blk = darg == LOOM_DISTRIBUTE_DFLT_DARG ? (gs + np - 1) / np : darg;
+        if (blk <= 0 || blk * np < gs) return LOOM_ERR_ARG;
+        int64_t mine = std::min(blk, gs - blk * r);
+        if (mine < 0) mine = 0;
+        if (mine > 0) first = blk * r;
+        s = loom_type_hvector(mine, 1, stride, c.cur, &next);
+      } else if (distribs[d] == LOOM_DISTRIBUTE_CYCLIC) {
+        int64_t blk = darg == LOOM_DISTRIBUTE_DFLT_DARG ? 1 : darg;
+        if (blk <= 0) return LOOM_ERR_ARG;
+        int64_t start = r * blk, local = 0;
+        if (start < gs) {
+          int64_t span = gs - start, cycle = np * blk;
+          local = span / cycle * blk + std::min(span % cycle, blk);
+          first = start;
+        }
+        int64_t nfull = local / blk, rem = local % blk, cstride, tail;
+        if (__builtin_mul_overflow(np * blk, stride, &cstride) ||
+            __builtin_mul_overflow(nfull, cstride, &tail))
+          return LOOM_ERR_OVERFLOW;
+        s = loom_type_hvector(nfull, blk, cstride, c.cur, &next);
+        if (s == LOOM_OK && rem) {  // a last, shorter block
+          loom_type kids[2] = {next, c.cur};
+          int64_t bl[2] = {1, rem}, ds[2] = {0, tail};
+          loom_type both;
+          s = loom_type_struct(2, bl, ds, kids, LOOM_BOUNDS_STANDARD, &both);
+          loom_type_free(next);
+          next = s == LOOM_OK ? both : nullptr;
+        }
+      } else {
+        return LOOM_ERR_ARG;
       }
-    } else {
-      return LOOM_ERR_ARG;
+      if (c.step(s, next) != LOOM_OK) return s;
+      if (__builtin_mul_overflow(first, stride, &first) ||
+          __builtin_add_overflow(disp, first, &disp) ||
+          __builtin_mul_overflow(stride, gs, &stride))
+        return LOOM_ERR_OVERFLOW;
     }
-    if (c.step(s, next) != LOOM_OK) return s;
-    if (__builtin_mul_overflow(first, stride, &first) ||
-        __builtin_add_overflow(disp, first, &disp) ||
-        __builtin_mul_overflow(stride, gs, &stride))
-      return LOOM_ERR_OVERFLOW;
-  }
-  loom_status s = place(c.cur, disp, stride, c);
-  if (s != LOOM_OK) return s;
-  std::vector<int64_t> args{size, rank, ndims, order};
-  args.insert(args.end(), gsizes, gsizes + ndims);
-  for (int d = 0; d < ndims; d++) args.push_back(distribs[d]);
-  for (int d = 0; d < ndims; d++) args.push_back(dargs[d]);
-  for (int d = 0; d < ndims; d++) args.push_back(psizes[d]);
-  return wrap(LOOM_COMBINER_DARRAY, c.cur, old, std::move(args), out);
+    loom_status s = place(c.cur, disp, stride, c);
+    if (s != LOOM_OK) return s;
+    std::vector<int64_t> args{size, rank, ndims, order};
+    args.insert(args.end(), gsizes, gsizes + ndims);
+    for (int d = 0; d < ndims; d++) args.push_back(distribs[d]);
+    for (int d = 0; d < ndims; d++) args.push_back(dargs[d]);
+    for (int d = 0; d < ndims; d++) args.push_back(psizes[d]);
+    return wrap(LOOM_COMBINER_DARRAY, c.cur, old, std::move(args), out);
+  });
 }
 
 }  // extern "C"

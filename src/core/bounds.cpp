@@ -10,6 +10,7 @@ constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 
 bool mul(int64_t a, int64_t b, int64_t *r) { return !__builtin_mul_overflow(a, b, r); }
 bool add(int64_t a, int64_t b, int64_t *r) { return !__builtin_add_overflow(a, b, r); }
+bool sub(int64_t a, int64_t b, int64_t *r) { return !__builtin_sub_overflow(a, b, r); }
 
 // Lowest and highest start of n copies one extent apart.
 bool span(const Piece &p, int64_t *lo, int64_t *hi) {
@@ -24,7 +25,7 @@ bool span(const Piece &p, int64_t *lo, int64_t *hi) {
 bool compute_bounds(loom_type_s *out, const std::vector<Piece> &pieces,
                     bool is_struct) {
   const bool sticky = !(is_struct && out->rule == LOOM_BOUNDS_MPICH);
-  int64_t size = 0, nel = 0, align = 1, e32 = 0;
+  int64_t size = 0, nel = 0, ext32 = 0, align = 1;
   int64_t lb = kMax, ub = kMin, mlb = kMax, mub = kMin, tlb = kMax, tub = kMin;
   bool any = false, has_lbm = false, has_ubm = false;
   int homog = -2;  // -2: no element yet
@@ -37,8 +38,7 @@ bool compute_bounds(loom_type_s *out, const std::vector<Piece> &pieces,
     align = std::max(align, t->align);
     if (!mul(p.n, t->size, &v) || !add(size, v, &size)) return false;
     if (!mul(p.n, t->nelems, &v) || !add(nel, v, &nel)) return false;
-    if (e32 >= 0 && (t->ext32 < 0 || !mul(p.n, t->ext32, &v) || !add(e32, v, &e32)))
-      e32 = -1;
+    if (!mul(p.n, t->ext32_size, &v) || !add(ext32, v, &ext32)) return false;
     if (!add(lo, t->lb, &v)) return false;
     if (t->lb_marker && sticky) { has_lbm = true; mlb = std::min(mlb, v); }
     lb = std::min(lb, v);
@@ -46,15 +46,17 @@ bool compute_bounds(loom_type_s *out, const std::vector<Piece> &pieces,
     if (t->ub_marker && sticky) { has_ubm = true; mub = std::max(mub, v); }
     ub = std::max(ub, v);
     if (t->size > 0) {
-      tlb = std::min(tlb, lo + t->true_lb);
-      tub = std::max(tub, hi + t->true_ub);
+      if (!add(lo, t->true_lb, &v)) return false;
+      tlb = std::min(tlb, v);
+      if (!add(hi, t->true_ub, &v)) return false;
+      tub = std::max(tub, v);
       if (homog == -2) homog = t->homogeneous;
       else if (homog != t->homogeneous) homog = -1;
     }
   }
   out->size = size;
   out->nelems = nel;
-  out->ext32 = e32;
+  out->ext32_size = ext32;
   out->align = align;
   out->homogeneous = homog == -2 ? -1 : homog;
   if (!any) {  // an empty typemap
@@ -66,17 +68,32 @@ bool compute_bounds(loom_type_s *out, const std::vector<Piece> &pieces,
   out->ub_marker = has_ubm;
   if (has_lbm) lb = mlb;
   if (has_ubm) ub = mub;
+  // The extent and the true extent must fit too: every user of a type
+  // takes ub - lb.
+  int64_t ext;
+  if (!sub(ub, lb, &ext)) return false;
   if (is_struct && !has_ubm && align > 1) {
     // Round the extent up to the strictest member alignment (MPI's epsilon).
-    int64_t ext = ub - lb, rem = ext % align;
-    if (rem) ub += align - rem;
+    int64_t rem = ext % align;
+    if (rem && (!add(ub, align - rem, &ub) || !sub(ub, lb, &ext))) return false;
   }
   out->lb = lb;
   out->ub = ub;
   if (tlb == kMax) tlb = tub = 0;
+  if (!sub(tub, tlb, &ext)) return false;
   out->true_lb = tlb;
   out->true_ub = tub;
   return true;
+}
+
+loom_status message_bytes(const loom_type_s *t, int64_t count, int64_t *bytes) {
+  if (!mul(count, t->size, bytes)) return LOOM_ERR_OVERFLOW;
+  if (*bytes == 0) return LOOM_OK;
+  // Instance i covers [true_lb, true_ub) + i * extent.
+  const __int128 step = (__int128)(count - 1) * t->extent();
+  const __int128 lo = t->true_lb + std::min<__int128>(0, step),
+                 hi = t->true_ub + std::max<__int128>(0, step);
+  return lo >= kMin && hi <= kMax && hi - lo <= kMax ? LOOM_OK : LOOM_ERR_OVERFLOW;
 }
 
 }  // namespace loom

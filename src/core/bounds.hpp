@@ -14,10 +14,17 @@ struct Piece {
   const loom_type_s *t;
 };
 
-/// Fills size/lb/ub/true bounds/align/nelems/markers/homogeneous of `out`.
-/// `is_struct` applies the struct rules (alignment padding, marker mixing
-/// per out->rule).  Returns false when a value overflows 64 bits.
+/// Fills size/lb/ub/true bounds/align/nelems/ext32_size/markers/homogeneous
+/// of `out`.  `is_struct` applies the struct rules (alignment padding,
+/// marker mixing per out->rule).  Returns false when a value, the extent or
+/// the true extent overflows 64 bits.
 bool compute_bounds(loom_type_s *out, const std::vector<Piece> &pieces,
                     bool is_struct);
+
+/// Packed bytes of `count` (>= 0) instances of `t`: LOOM_ERR_OVERFLOW when
+/// they, or the span of memory the instances' data covers, do not fit in
+/// 64 bits (no buffer can be that large, and plans would compute wrapped
+/// addresses).
+loom_status message_bytes(const loom_type_s *t, int64_t count, int64_t *bytes);
 
 }  // namespace loom

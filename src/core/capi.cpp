@@ -1,8 +1,9 @@
 // The C API over types, plans and cursors.
 #include <algorithm>
 #include <cstring>
-#include <new>
 
+#include "api_call.hpp"
+#include "bounds.hpp"
 #include "cursor.hpp"
 #include "type.hpp"
 
@@ -11,10 +12,12 @@ using loom::at;
 namespace {
 bool usable(loom_type t) { return t && t->committed.load(std::memory_order_acquire); }
 
-// Bytes of `count` instances, or -1 on overflow.
-int64_t packed_bytes(loom_type t, int64_t count) {
-  int64_t n;
-  return __builtin_mul_overflow(count, t->size, &n) ? -1 : n;
+// The checks every call that moves `count` instances of `t` starts with;
+// *bytes is then the length of the packed stream.
+loom_status check_message(loom_type t, int64_t count, int64_t *bytes) {
+  if (!usable(t)) return LOOM_ERR_TYPE;
+  if (count < 0) return LOOM_ERR_COUNT;
+  return loom::message_bytes(t, count, bytes);
 }
 }  // namespace
 
@@ -22,13 +25,11 @@ extern "C" {
 
 loom_status loom_type_commit(loom_type t) {
   if (!t) return LOOM_ERR_TYPE;
-  try {
-    loom::type_plan(t);
-  } catch (const std::bad_alloc &) {
-    return LOOM_ERR_NOMEM;
-  }
-  t->committed.store(true, std::memory_order_release);
-  return LOOM_OK;
+  return loom::api_call([&] {
+    loom::type_plan(t);  // a failed build leaves the plan unbuilt, to retry
+    t->committed.store(true, std::memory_order_release);
+    return LOOM_OK;
+  });
 }
 
 int loom_type_is_committed(loom_type t) { return usable(t); }
@@ -62,63 +63,70 @@ int loom_type_is_contiguous(loom_type t) {
 }
 
 size_t loom_type_plan_string(loom_type t, int64_t count, char *buf, size_t bufsize) {
-  if (!t) return 0;
-  loom::PlanRef p = loom::plan_for(t, count);
-  std::string s = loom::plan_string(p.node);
-  if (buf && bufsize) {
-    size_t n = std::min(bufsize - 1, s.size());
-    std::memcpy(buf, s.data(), n);
-    buf[n] = 0;
-  }
-  return s.size() + 1;
+  int64_t bytes;
+  if (!t || count < 0 || loom::message_bytes(t, count, &bytes) != LOOM_OK) return 0;
+  return loom::api_value<size_t>(0, [&] {
+    loom::PlanRef p = loom::plan_for(t, count);
+    std::string s = loom::plan_string(p.node);
+    if (buf && bufsize) {
+      size_t n = std::min(bufsize - 1, s.size());
+      std::memcpy(buf, s.data(), n);
+      buf[n] = 0;
+    }
+    return s.size() + 1;
+  });
 }
 
 loom_status loom_pack(const void *inbuf, int64_t count, loom_type t, void *outbuf,
                       size_t outsize, size_t *position) {
-  if (!usable(t)) return LOOM_ERR_TYPE;
-  if (count < 0) return LOOM_ERR_COUNT;
+  int64_t n;
+  loom_status s = check_message(t, count, &n);
+  if (s != LOOM_OK) return s;
   if (!position || *position > outsize) return LOOM_ERR_ARG;
-  int64_t n = packed_bytes(t, count);
-  if (n < 0) return LOOM_ERR_OVERFLOW;
-  if ((uint64_t)n > outsize - *position) return LOOM_ERR_TRUNCATE;
   if (n == 0) return LOOM_OK;
-  if (!outbuf) return LOOM_ERR_ARG;
-  const loom::PlanRef r = loom::plan_for(t, count);
-  const loom::Node *p = r.node;
-  p->pack(*p, at(inbuf, p->off), static_cast<char *>(outbuf) + *position, 0, p->count);
-  *position += n;
-  return LOOM_OK;
+  if (!inbuf || !outbuf) return LOOM_ERR_ARG;
+  if ((uint64_t)n > outsize - *position) return LOOM_ERR_TRUNCATE;
+  return loom::api_call([&] {
+    const loom::PlanRef r = loom::plan_for(t, count);
+    const loom::Node *p = r.node;
+    p->pack(*p, at(inbuf, p->off), static_cast<char *>(outbuf) + *position, 0, p->count);
+    *position += n;
+    return LOOM_OK;
+  });
 }
 
 loom_status loom_unpack(const void *inbuf, size_t insize, size_t *position,
                         void *outbuf, int64_t count, loom_type t) {
-  if (!usable(t)) return LOOM_ERR_TYPE;
-  if (count < 0) return LOOM_ERR_COUNT;
+  int64_t n;
+  loom_status s = check_message(t, count, &n);
+  if (s != LOOM_OK) return s;
   if (!position || *position > insize) return LOOM_ERR_ARG;
-  int64_t n = packed_bytes(t, count);
-  if (n < 0) return LOOM_ERR_OVERFLOW;
-  if ((uint64_t)n > insize - *position) return LOOM_ERR_TRUNCATE;
   if (n == 0) return LOOM_OK;
-  if (!inbuf) return LOOM_ERR_ARG;
-  const loom::PlanRef r = loom::plan_for(t, count);
-  const loom::Node *p = r.node;
-  p->unpack(*p, at(outbuf, p->off),
-            const_cast<char *>(static_cast<const char *>(inbuf)) + *position, 0, p->count);
-  *position += n;
-  return LOOM_OK;
+  if (!inbuf || !outbuf) return LOOM_ERR_ARG;
+  if ((uint64_t)n > insize - *position) return LOOM_ERR_TRUNCATE;
+  return loom::api_call([&] {
+    const loom::PlanRef r = loom::plan_for(t, count);
+    const loom::Node *p = r.node;
+    p->unpack(*p, at(outbuf, p->off),
+              const_cast<char *>(static_cast<const char *>(inbuf)) + *position, 0, p->count);
+    *position += n;
+    return LOOM_OK;
+  });
 }
 
 loom_status loom_cursor_create(loom_type t, int64_t count, const void *buf,
                                loom_cursor *out) {
   if (!out) return LOOM_ERR_ARG;
-  if (!usable(t)) return LOOM_ERR_TYPE;
-  if (count < 0) return LOOM_ERR_COUNT;
-  if (packed_bytes(t, count) < 0) return LOOM_ERR_OVERFLOW;
-  auto *c = new (std::nothrow) loom_cursor_s{t, loom::Cursor(loom::plan_for(t, count), buf)};
-  if (!c) return LOOM_ERR_NOMEM;
-  loom_type_ref(t);
-  *out = c;
-  return LOOM_OK;
+  int64_t n;
+  loom_status s = check_message(t, count, &n);
+  if (s != LOOM_OK) return s;
+  if (n > 0 && !buf) return LOOM_ERR_ARG;
+  return loom::api_call([&] {
+    loom::Cursor cur(loom::plan_for(t, count), buf);
+    *out = new loom_cursor_s{t, std::move(cur)};
+    loom_type_ref(t);  // only once nothing can fail
+    return LOOM_OK;
+  });
 }
 
 void loom_cursor_free(loom_cursor c) {
@@ -129,13 +137,10 @@ void loom_cursor_free(loom_cursor c) {
 
 loom_status loom_cursor_copy(loom_cursor dst, loom_cursor src) {
   if (!dst || !src) return LOOM_ERR_ARG;
-  if (dst != src) {
-    loom_type_ref(src->type);
-    loom_type_free(dst->type);
-    dst->type = src->type;
-    dst->cur = src->cur;
-  }
-  return LOOM_OK;
+  return loom::api_call([&] {
+    dst->assign(src->type, src->cur);
+    return LOOM_OK;
+  });
 }
 
 size_t loom_cursor_total(loom_cursor c) { return c ? c->cur.total() : 0; }
@@ -169,17 +174,19 @@ loom_status loom_cursor_iov(loom_cursor c, loom_iov *iov, size_t max_entries,
 
 static loom_status range_op(bool pack, const void *userbuf, int64_t count, loom_type t,
                             size_t offset, size_t len, void *stream) {
-  if (!usable(t)) return LOOM_ERR_TYPE;
-  if (count < 0) return LOOM_ERR_COUNT;
-  int64_t n = packed_bytes(t, count);
-  if (n < 0) return LOOM_ERR_OVERFLOW;
+  int64_t n;
+  loom_status s = check_message(t, count, &n);
+  if (s != LOOM_OK) return s;
   if (offset > (uint64_t)n || len > (uint64_t)n - offset) return LOOM_ERR_RANGE;
-  if (len && !stream) return LOOM_ERR_ARG;
-  loom::Cursor cur(loom::plan_for(t, count), userbuf);
-  cur.seek(offset);
-  if (pack) cur.pack(static_cast<char *>(stream), len);
-  else cur.unpack(static_cast<const char *>(stream), len);
-  return LOOM_OK;
+  if (len == 0) return LOOM_OK;
+  if (!userbuf || !stream) return LOOM_ERR_ARG;
+  return loom::api_call([&] {
+    loom::Cursor cur(loom::plan_for(t, count), userbuf);
+    cur.seek(offset);
+    if (pack) cur.pack(static_cast<char *>(stream), len);
+    else cur.unpack(static_cast<const char *>(stream), len);
+    return LOOM_OK;
+  });
 }
 
 loom_status loom_pack_range(const void *inbuf, int64_t count, loom_type t, size_t offset,

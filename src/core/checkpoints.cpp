@@ -1,9 +1,11 @@
 // Cursor snapshots every `interval` bytes: a worker handed any offset starts
 // from the nearest snapshot at or before it and catches up by skipping, so
 // disjoint ranges of one message can be processed in parallel, in any order.
-#include <new>
+#include <algorithm>
+#include <memory>
 #include <vector>
 
+#include "api_call.hpp"
 #include "cursor.hpp"
 #include "type.hpp"
 
@@ -22,29 +24,22 @@ loom_status loom_checkpoints_create(loom_type t, int64_t count, const void *buf,
   loom_cursor c;
   loom_status s = loom_cursor_create(t, count, buf, &c);
   if (s != LOOM_OK) return s;
-  auto *cp = new (std::nothrow) loom_checkpoints_s{interval, loom_type_ref(t), {}};
-  if (!cp) {
-    loom_type_free(t);
-    loom_cursor_free(c);
-    return LOOM_ERR_NOMEM;
-  }
-  try {
+  s = loom::api_call([&] {
+    std::unique_ptr<loom_checkpoints_s> cp(new loom_checkpoints_s{interval, nullptr, {}});
     // One pass that progresses the cursor, snapshotting as it goes.
     const int64_t total = c->cur.total();
     cp->snaps.reserve(total / interval + 1);
     for (int64_t off = 0;; off += interval) {
       cp->snaps.push_back(c->cur);
-      if (total - off <= (int64_t)interval) break;
+      if ((uint64_t)(total - off) <= interval) break;  // any size_t interval
       c->cur.skip(interval);
     }
-  } catch (const std::bad_alloc &) {
-    delete cp;
-    loom_cursor_free(c);
-    return LOOM_ERR_NOMEM;
-  }
+    cp->type = loom_type_ref(t);  // only once nothing can fail
+    *out = cp.release();
+    return LOOM_OK;
+  });
   loom_cursor_free(c);
-  *out = cp;
-  return LOOM_OK;
+  return s;
 }
 
 void loom_checkpoints_free(loom_checkpoints cp) { delete cp; }
@@ -54,9 +49,12 @@ loom_status loom_checkpoints_restore(loom_checkpoints cp, size_t offset, loom_cu
   if (!cp || !c) return LOOM_ERR_ARG;
   if (offset > (size_t)cp->snaps[0].total()) return LOOM_ERR_RANGE;
   const loom::Cursor &snap = cp->snaps[std::min(offset / cp->interval, cp->snaps.size() - 1)];
-  c->cur = snap;
-  c->cur.skip(offset - snap.offset());
-  return LOOM_OK;
+  return loom::api_call([&] {
+    // The cursor now walks cp's plans: it holds cp's type from here on.
+    c->assign(cp->type, snap);
+    c->cur.skip(offset - snap.offset());
+    return LOOM_OK;
+  });
 }
 
 }  // extern "C"

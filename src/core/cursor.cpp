@@ -47,8 +47,13 @@ struct IovMaker {
 
 Cursor::Cursor(PlanRef plan, const void *buf)
     : hold_(std::move(plan.hold)), root_(plan.node), buf_(at(buf, 0)) {
-  st_.reserve(root_ ? root_->depth + 1 : 1);
+  st_.reserve(stack_depth());
   seek(0);
+}
+
+Cursor::Cursor(const Cursor &o) : hold_(o.hold_), root_(o.root_), buf_(o.buf_), pos_(o.pos_) {
+  st_.reserve(stack_depth());  // a plain vector copy would keep only size()
+  st_ = o.st_;
 }
 
 void Cursor::push_child(const Frame &f) {

@@ -4,6 +4,7 @@
 // range's two ends is walked level by level.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "loom.h"
@@ -24,9 +25,16 @@ struct Frame {
   int64_t lim;    // number of children
 };
 
+/// Only construction and copying allocate (the stack, reserved to the plan's
+/// depth); moving through the stream never does, so seek, pack, unpack, skip
+/// and iov cannot fail.
 class Cursor {
  public:
   Cursor(PlanRef plan, const void *buf);
+  Cursor(const Cursor &o);
+  Cursor(Cursor &&) noexcept = default;
+  Cursor &operator=(const Cursor &) = delete;  // loom_cursor_s::assign copies
+  Cursor &operator=(Cursor &&) noexcept = default;
   int64_t total() const { return root_ ? root_->packed : 0; }
   int64_t offset() const { return pos_; }
   void seek(int64_t off);
@@ -41,6 +49,7 @@ class Cursor {
   template <class Act>
   int64_t run(Act &a, int64_t budget);
   void push_child(const Frame &f);
+  size_t stack_depth() const { return root_ ? root_->depth + 1 : 1; }
 
   NodeP hold_;        // owns root_ when the type does not
   const Node *root_;
@@ -52,6 +61,18 @@ class Cursor {
 }  // namespace loom
 
 struct loom_cursor_s {
-  loom_type type;
+  loom_type type;  // keeps the plans `cur` points into alive
   loom::Cursor cur;
+
+  /// Becomes a copy of `from`, a cursor over plans that `owner` keeps
+  /// alive.  Throws std::bad_alloc with *this unchanged.
+  void assign(loom_type owner, const loom::Cursor &from) {
+    loom::Cursor copy(from);  // the only step that allocates
+    loom_type_ref(owner);
+    loom_type_free(type);
+    type = owner;
+    cur = std::move(copy);
+  }
 };
+static_assert(std::is_nothrow_move_assignable<loom::Cursor>::value,
+              "loom_cursor_s::assign relies on a move that cannot throw");

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <vector>
 
+#include "api_call.hpp"
+#include "bounds.hpp"
 #include "pair.hpp"
 #include "type.hpp"
 
@@ -115,6 +117,19 @@ void convert(loom_prim p, bool to_ext, unsigned char *out, const unsigned char *
 
 using namespace loom;
 
+namespace {
+
+// Checks shared by pack and unpack: *need is the external32 length and
+// *native the native packed length of the message.
+loom_status check_ext32(int64_t count, loom_type t, size_t *need, int64_t *native) {
+  loom_status s = loom_external32_size(count, t, need);
+  if (s != LOOM_OK) return s;
+  if (!loom_type_is_committed(t)) return LOOM_ERR_TYPE;
+  return message_bytes(t, count, native);
+}
+
+}  // namespace
+
 extern "C" {
 
 loom_status loom_external32_size(int64_t count, loom_type t, size_t *size) {
@@ -122,7 +137,7 @@ loom_status loom_external32_size(int64_t count, loom_type t, size_t *size) {
   if (count < 0) return LOOM_ERR_COUNT;
   if (!size) return LOOM_ERR_ARG;
   int64_t n;
-  if (t->ext32 < 0 || __builtin_mul_overflow(count, t->ext32, &n)) return LOOM_ERR_OVERFLOW;
+  if (__builtin_mul_overflow(count, t->ext32_size, &n)) return LOOM_ERR_OVERFLOW;
   *size = (size_t)n;
   return LOOM_OK;
 }
@@ -130,49 +145,57 @@ loom_status loom_external32_size(int64_t count, loom_type t, size_t *size) {
 loom_status loom_pack_external32(const void *inbuf, int64_t count, loom_type t,
                                  void *outbuf, size_t outsize, size_t *position) {
   size_t need;
-  loom_status s = loom_external32_size(count, t, &need);
+  int64_t native_bytes;
+  loom_status s = check_ext32(count, t, &need, &native_bytes);
   if (s != LOOM_OK) return s;
-  if (!loom_type_is_committed(t)) return LOOM_ERR_TYPE;
   if (!position || *position > outsize) return LOOM_ERR_ARG;
-  if (need > outsize - *position) return LOOM_ERR_TRUNCATE;
   if (need == 0) return LOOM_OK;
-  if (!outbuf) return LOOM_ERR_ARG;
-  std::vector<unsigned char> native(count * t->size);
-  size_t pos = 0;
-  if ((s = loom_pack(inbuf, count, t, native.data(), native.size(), &pos)) != LOOM_OK) return s;
-  const unsigned char *in = native.data();
-  unsigned char *out = static_cast<unsigned char *>(outbuf) + *position;
-  auto conv = [&](loom_prim p, int64_t k) {
-    const PrimInfo &pi = prim_info(p);
-    for (int64_t i = 0; i < k; i++, in += pi.size, out += pi.ext32_size) convert(p, true, out, in);
-  };
-  walk(t, count, conv);
-  *position += need;
-  return LOOM_OK;
+  if (!inbuf || !outbuf) return LOOM_ERR_ARG;
+  if (need > outsize - *position) return LOOM_ERR_TRUNCATE;
+  return api_call([&] {
+    std::vector<unsigned char> native(native_bytes);
+    size_t pos = 0;
+    loom_status st = loom_pack(inbuf, count, t, native.data(), native.size(), &pos);
+    if (st != LOOM_OK) return st;
+    const unsigned char *in = native.data();
+    unsigned char *out = static_cast<unsigned char *>(outbuf) + *position;
+    auto conv = [&](loom_prim p, int64_t k) {
+      const PrimInfo &pi = prim_info(p);
+      for (int64_t i = 0; i < k; i++, in += pi.size, out += pi.ext32_size)
+        convert(p, true, out, in);
+    };
+    walk(t, count, conv);
+    *position += need;
+    return LOOM_OK;
+  });
 }
 
 loom_status loom_unpack_external32(const void *inbuf, size_t insize, size_t *position,
                                    void *outbuf, int64_t count, loom_type t) {
   size_t need;
-  loom_status s = loom_external32_size(count, t, &need);
+  int64_t native_bytes;
+  loom_status s = check_ext32(count, t, &need, &native_bytes);
   if (s != LOOM_OK) return s;
-  if (!loom_type_is_committed(t)) return LOOM_ERR_TYPE;
   if (!position || *position > insize) return LOOM_ERR_ARG;
-  if (need > insize - *position) return LOOM_ERR_TRUNCATE;
   if (need == 0) return LOOM_OK;
-  if (!inbuf) return LOOM_ERR_ARG;
-  std::vector<unsigned char> native(count * t->size);
-  const unsigned char *in = static_cast<const unsigned char *>(inbuf) + *position;
-  unsigned char *out = native.data();
-  auto conv = [&](loom_prim p, int64_t k) {
-    const PrimInfo &pi = prim_info(p);
-    for (int64_t i = 0; i < k; i++, in += pi.ext32_size, out += pi.size) convert(p, false, out, in);
-  };
-  walk(t, count, conv);
-  size_t pos = 0;
-  if ((s = loom_unpack(native.data(), native.size(), &pos, outbuf, count, t)) != LOOM_OK) return s;
-  *position += need;
-  return LOOM_OK;
+  if (!inbuf || !outbuf) return LOOM_ERR_ARG;
+  if (need > insize - *position) return LOOM_ERR_TRUNCATE;
+  return api_call([&] {
+    std::vector<unsigned char> native(native_bytes);
+    const unsigned char *in = static_cast<const unsigned char *>(inbuf) + *position;
+    unsigned char *out = native.data();
+    auto conv = [&](loom_prim p, int64_t k) {
+      const PrimInfo &pi = prim_info(p);
+      for (int64_t i = 0; i < k; i++, in += pi.ext32_size, out += pi.size)
+        convert(p, false, out, in);
+    };
+    walk(t, count, conv);
+    size_t pos = 0;
+    loom_status st = loom_unpack(native.data(), native.size(), &pos, outbuf, count, t);
+    if (st != LOOM_OK) return st;
+    *position += need;
+    return LOOM_OK;
+  });
 }
 
 }  // extern "C"

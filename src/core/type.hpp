@@ -43,9 +43,7 @@ struct loom_type_s {
   // MPI-exact bounds.
   int64_t size = 0, lb = 0, ub = 0, true_lb = 0, true_ub = 0;
   int64_t align = 1, nelems = 0;
-  // external32 bytes of one instance, derived like size at construction so
-  // that asking costs O(1) whatever the element count; -1 past INT64_MAX.
-  int64_t ext32 = 0;
+  int64_t ext32_size = 0;  // bytes of one instance in external32 (<= size)
   bool lb_marker = false, ub_marker = false;  // explicit (sticky) bounds
   int homogeneous = -1;  // the single loom_prim of every element, or -1
 
@@ -79,4 +77,14 @@ struct PlanRef {
 };
 /// The plan of `count` consecutive instances (one extent apart).
 PlanRef plan_for(const loom_type_s *t, int64_t count);
+
+/// Owns a type under construction: deleting it drops the references its
+/// kids hold, so a constructor that fails half-way leaks nothing.
+using TypeOwner = std::unique_ptr<loom_type_s>;
+/// A new type of combiner `c` holding a reference to `old` (if any).
+/// Throws std::bad_alloc before taking the reference.
+TypeOwner new_type(loom_combiner c, loom_type old);
+/// Copies the size, element counts, alignment, element kind and true bounds
+/// of `from`: what a type moving the same data as `from` shares with it.
+void inherit_sizes(loom_type_s *t, const loom_type_s *from);
 }  // namespace loom

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <new>
 
+#include "api_call.hpp"
 #include "bounds.hpp"
 #include "pair.hpp"
 #include "type.hpp"
@@ -16,66 +17,48 @@ loom_type_s::~loom_type_s() {
 
 namespace {
 
-loom_type_s *make(loom_combiner c, loom_type old) {
-  auto *t = new (std::nothrow) loom_type_s;
-  if (!t) return nullptr;
-  t->combiner = c;
-  if (old) t->kids.push_back(loom_type_ref(old));
-  return t;
-}
+using loom::TypeOwner;
 
-loom_status finish(loom_type_s *t, const std::vector<Piece> &pieces,
+loom_status finish(TypeOwner t, const std::vector<Piece> &pieces,
                    bool is_struct, loom_type *out) {
-  if (!loom::compute_bounds(t, pieces, is_struct)) {
-    delete t;
-    return LOOM_ERR_OVERFLOW;
-  }
-  *out = t;
+  if (!loom::compute_bounds(t.get(), pieces, is_struct)) return LOOM_ERR_OVERFLOW;
+  *out = t.release();
   return LOOM_OK;
 }
 
 bool bad(loom_type old, loom_type *out) { return !old || !out; }
 
-// Shared body of vector and hvector (stride already in bytes).
+// count * (blocklen * unit), false on overflow.
+bool blocks_of(int64_t count, int64_t blocklen, int64_t unit, int64_t *r) {
+  return !__builtin_mul_overflow(blocklen, unit, r) &&
+         !__builtin_mul_overflow(count, *r, r);
+}
+
+// Shared body of contiguous, vector and hvector (stride already in bytes);
+// `args` are the constructor arguments kept for introspection.
 loom_status strided(loom_combiner c, int64_t count, int64_t blocklen,
-                    int64_t stride_bytes, int64_t stride_arg, loom_type old,
-                    loom_type *out) {
+                    int64_t stride_bytes, std::vector<int64_t> args,
+                    loom_type old, loom_type *out) {
   if (bad(old, out)) return LOOM_ERR_ARG;
   if (count < 0 || blocklen < 0) return LOOM_ERR_COUNT;
-  loom_type_s *t = make(c, old);
-  if (!t) return LOOM_ERR_NOMEM;
-  t->ints = {count, blocklen, stride_arg};
+  TypeOwner t = loom::new_type(c, old);
+  t->ints = std::move(args);
   t->disps = {stride_bytes};
   std::vector<Piece> pieces;
   if (count > 0 && blocklen > 0) {
     // The bounds of count blocks depend only on the first and the last.
     pieces.push_back({0, blocklen, old});
     int64_t last;
-    if (__builtin_mul_overflow(count - 1, stride_bytes, &last)) {
-      delete t;
-      return LOOM_ERR_OVERFLOW;
-    }
+    if (__builtin_mul_overflow(count - 1, stride_bytes, &last)) return LOOM_ERR_OVERFLOW;
     if (count > 1) pieces.push_back({last, blocklen, old});
   }
-  loom_status s = finish(t, pieces, false, out);
-  if (s != LOOM_OK || count <= 2) return s;
+  if (!loom::compute_bounds(t.get(), pieces, false)) return LOOM_ERR_OVERFLOW;
   // Sizes count every block, not just the two that shape the bounds.
-  int64_t size, nel;
-  if (__builtin_mul_overflow(blocklen, old->size, &size) ||
-      __builtin_mul_overflow(count, size, &size) ||
-      __builtin_mul_overflow(blocklen, old->nelems, &nel) ||
-      __builtin_mul_overflow(count, nel, &nel)) {
-    loom_type_free(*out);
-    *out = nullptr;
+  if (!blocks_of(count, blocklen, old->size, &t->size) ||
+      !blocks_of(count, blocklen, old->nelems, &t->nelems) ||
+      !blocks_of(count, blocklen, old->ext32_size, &t->ext32_size))
     return LOOM_ERR_OVERFLOW;
-  }
-  t->size = size;
-  t->nelems = nel;
-  int64_t e32;
-  t->ext32 = old->ext32 >= 0 && !__builtin_mul_overflow(blocklen, old->ext32, &e32) &&
-                     !__builtin_mul_overflow(count, e32, &e32)
-                 ? e32
-                 : -1;
+  *out = t.release();
   return LOOM_OK;
 }
 
@@ -86,35 +69,47 @@ loom_status indexed_common(loom_combiner c, int64_t count,
   if (bad(old, out) || (count > 0 && !displs))
     return LOOM_ERR_ARG;
   if (count < 0 || blocklen < 0) return LOOM_ERR_COUNT;
-  loom_type_s *t = make(c, old);
-  if (!t) return LOOM_ERR_NOMEM;
+  TypeOwner t = loom::new_type(c, old);
   std::vector<Piece> pieces;
-  try {
-    t->ints.resize(count);
-    t->disps.resize(count);
-    pieces.reserve(count);
-    for (int64_t i = 0; i < count; i++) {
-      int64_t bl = blocklens ? blocklens[i] : blocklen, d;
-      if (bl < 0) {
-        delete t;
-        return LOOM_ERR_COUNT;
-      }
-      if (__builtin_mul_overflow(displs[i], unit, &d)) {
-        delete t;
-        return LOOM_ERR_OVERFLOW;
-      }
-      t->ints[i] = bl;
-      t->disps[i] = d;
-      pieces.push_back({d, bl, old});
-    }
-  } catch (const std::bad_alloc &) {
-    delete t;
-    return LOOM_ERR_NOMEM;
+  t->ints.resize(count);
+  t->disps.resize(count);
+  pieces.reserve(count);
+  for (int64_t i = 0; i < count; i++) {
+    int64_t bl = blocklens ? blocklens[i] : blocklen, d;
+    if (bl < 0) return LOOM_ERR_COUNT;
+    if (__builtin_mul_overflow(displs[i], unit, &d)) return LOOM_ERR_OVERFLOW;
+    t->ints[i] = bl;
+    t->disps[i] = d;
+    pieces.push_back({d, bl, old});
   }
-  return finish(t, pieces, false, out);
+  return finish(std::move(t), pieces, false, out);
 }
 
 }  // namespace
+
+namespace loom {
+
+TypeOwner new_type(loom_combiner c, loom_type old) {
+  TypeOwner t(new loom_type_s);
+  t->combiner = c;
+  if (old) {
+    t->kids.reserve(1);  // no allocation once the reference is taken
+    t->kids.push_back(loom_type_ref(old));
+  }
+  return t;
+}
+
+void inherit_sizes(loom_type_s *t, const loom_type_s *from) {
+  t->size = from->size;
+  t->nelems = from->nelems;
+  t->ext32_size = from->ext32_size;
+  t->align = from->align;
+  t->homogeneous = from->homogeneous;
+  t->true_lb = from->true_lb;
+  t->true_ub = from->true_ub;
+}
+
+}  // namespace loom
 
 extern "C" {
 
@@ -127,18 +122,20 @@ void loom_type_free(loom_type t) {
   if (t && t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete t;
 }
 
+// Primitives and raw bytes allocate once and hold no references: a nothrow
+// new is all their failure handling.
 loom_status loom_type_primitive(loom_prim p, loom_type *out) {
   if (!out || p < 0 || p >= LOOM_PRIM_COUNT) return LOOM_ERR_ARG;
-  const loom::PrimInfo &pi = loom::prim_info(p);
   auto *t = new (std::nothrow) loom_type_s;
   if (!t) return LOOM_ERR_NOMEM;
+  const loom::PrimInfo &pi = loom::prim_info(p);
   t->prim = p;
   t->size = pi.size;
   t->align = pi.align;
   t->nelems = pi.nelems;
+  t->ext32_size = pi.ext32_size;
   t->homogeneous = pi.cls == loom::PrimInfo::Pair ? -1 : p;
   const loom::PairLayout *pl = loom::pair_layout(p);
-  t->ext32 = pi.ext32_size;  // pairs: both members
   t->ub = pl ? pl->extent : pi.size;
   t->true_ub = pl ? pl->second_off + loom::prim_info(pl->second).size : pi.size;
   *out = t;
@@ -146,11 +143,11 @@ loom_status loom_type_primitive(loom_prim p, loom_type *out) {
 }
 
 loom_status loom_type_bytes(int64_t size, int64_t align, loom_type *out) {
-  if (!out || size < 0 || align < 1) return LOOM_ERR_ARG;
+  if (!out || size < 0 || align < 1 || (align & (align - 1))) return LOOM_ERR_ARG;
   auto *t = new (std::nothrow) loom_type_s;
   if (!t) return LOOM_ERR_NOMEM;
   t->raw_bytes = true;
-  t->size = t->ub = t->true_ub = t->ext32 = size;
+  t->size = t->ub = t->true_ub = t->ext32_size = size;
   t->align = align;
   t->nelems = 1;
   *out = t;
@@ -158,10 +155,9 @@ loom_status loom_type_bytes(int64_t size, int64_t align, loom_type *out) {
 }
 
 loom_status loom_type_contiguous(int64_t count, loom_type old, loom_type *out) {
-  if (bad(old, out)) return LOOM_ERR_ARG;
-  loom_status s = strided(LOOM_COMBINER_CONTIGUOUS, 1, count, 0, 0, old, out);
-  if (s == LOOM_OK) (*out)->ints = {count};
-  return s;
+  return loom::api_call([&] {
+    return strided(LOOM_COMBINER_CONTIGUOUS, 1, count, 0, {count}, old, out);
+  });
 }
 
 loom_status loom_type_vector(int64_t count, int64_t blocklen, int64_t stride,
@@ -169,14 +165,19 @@ loom_status loom_type_vector(int64_t count, int64_t blocklen, int64_t stride,
   if (bad(old, out)) return LOOM_ERR_ARG;
   int64_t sb;
   if (__builtin_mul_overflow(stride, old->extent(), &sb)) return LOOM_ERR_OVERFLOW;
-  return strided(LOOM_COMBINER_VECTOR, count, blocklen, sb, stride, old, out);
+  return loom::api_call([&] {
+    return strided(LOOM_COMBINER_VECTOR, count, blocklen, sb, {count, blocklen, stride},
+                   old, out);
+  });
 }
 
 loom_status loom_type_hvector(int64_t count, int64_t blocklen,
                               int64_t stride_bytes, loom_type old,
                               loom_type *out) {
-  return strided(LOOM_COMBINER_HVECTOR, count, blocklen, stride_bytes,
-                 stride_bytes, old, out);
+  return loom::api_call([&] {
+    return strided(LOOM_COMBINER_HVECTOR, count, blocklen, stride_bytes,
+                   {count, blocklen, stride_bytes}, old, out);
+  });
 }
 
 loom_status loom_type_indexed(int64_t count, const int64_t *blocklens,
@@ -184,32 +185,39 @@ loom_status loom_type_indexed(int64_t count, const int64_t *blocklens,
                               loom_type *out) {
   if (bad(old, out)) return LOOM_ERR_ARG;
   if (count > 0 && !blocklens) return LOOM_ERR_ARG;
-  return indexed_common(LOOM_COMBINER_INDEXED, count, blocklens, 0, displs,
-                        old->extent(), old, out);
+  return loom::api_call([&] {
+    return indexed_common(LOOM_COMBINER_INDEXED, count, blocklens, 0, displs,
+                          old->extent(), old, out);
+  });
 }
 
 loom_status loom_type_hindexed(int64_t count, const int64_t *blocklens,
                                const int64_t *displs_bytes, loom_type old,
                                loom_type *out) {
   if (count > 0 && !blocklens) return LOOM_ERR_ARG;
-  return indexed_common(LOOM_COMBINER_HINDEXED, count, blocklens, 0,
-                        displs_bytes, 1, old, out);
+  return loom::api_call([&] {
+    return indexed_common(LOOM_COMBINER_HINDEXED, count, blocklens, 0,
+                          displs_bytes, 1, old, out);
+  });
 }
 
 loom_status loom_type_indexed_block(int64_t count, int64_t blocklen,
                                     const int64_t *displs, loom_type old,
                                     loom_type *out) {
   if (bad(old, out)) return LOOM_ERR_ARG;
-  loom_status s = indexed_common(LOOM_COMBINER_INDEXED_BLOCK, count, nullptr,
-                                 blocklen, displs, old->extent(), old, out);
-  return s;
+  return loom::api_call([&] {
+    return indexed_common(LOOM_COMBINER_INDEXED_BLOCK, count, nullptr, blocklen,
+                          displs, old->extent(), old, out);
+  });
 }
 
 loom_status loom_type_hindexed_block(int64_t count, int64_t blocklen,
                                      const int64_t *displs_bytes,
                                      loom_type old, loom_type *out) {
-  return indexed_common(LOOM_COMBINER_HINDEXED_BLOCK, count, nullptr, blocklen,
-                        displs_bytes, 1, old, out);
+  return loom::api_call([&] {
+    return indexed_common(LOOM_COMBINER_HINDEXED_BLOCK, count, nullptr, blocklen,
+                          displs_bytes, 1, old, out);
+  });
 }
 
 loom_status loom_type_struct(int64_t count, const int64_t *blocklens,
@@ -224,23 +232,20 @@ loom_status loom_type_struct(int64_t count, const int64_t *blocklens,
     if (!types[i]) return LOOM_ERR_ARG;
     if (blocklens[i] < 0) return LOOM_ERR_COUNT;
   }
-  loom_type_s *t = make(LOOM_COMBINER_STRUCT, nullptr);
-  if (!t) return LOOM_ERR_NOMEM;
-  t->rule = rule;
-  std::vector<Piece> pieces;
-  try {
+  return loom::api_call([&, rule] {  // rule by value: C callers may pass any int
+    TypeOwner t = loom::new_type(LOOM_COMBINER_STRUCT, nullptr);
+    t->rule = rule;
+    std::vector<Piece> pieces;
     pieces.reserve(count);
     t->ints.assign(blocklens, blocklens + count);
     t->disps.assign(displs_bytes, displs_bytes + count);
+    t->kids.reserve(count);  // no allocation once references are taken
     for (int64_t i = 0; i < count; i++) {
       t->kids.push_back(loom_type_ref(types[i]));
       pieces.push_back({displs_bytes[i], blocklens[i], types[i]});
     }
-  } catch (const std::bad_alloc &) {
-    delete t;
-    return LOOM_ERR_NOMEM;
-  }
-  return finish(t, pieces, true, out);
+    return finish(std::move(t), pieces, true, out);
+  });
 }
 
 loom_status loom_type_resized(loom_type old, int64_t lb, int64_t extent,
@@ -248,40 +253,30 @@ loom_status loom_type_resized(loom_type old, int64_t lb, int64_t extent,
   if (bad(old, out)) return LOOM_ERR_ARG;
   int64_t ub;
   if (__builtin_add_overflow(lb, extent, &ub)) return LOOM_ERR_OVERFLOW;
-  loom_type_s *t = make(LOOM_COMBINER_RESIZED, old);
-  if (!t) return LOOM_ERR_NOMEM;
-  t->disps = {lb, extent};
-  t->size = old->size;
-  t->ext32 = old->ext32;
-  t->nelems = old->nelems;
-  t->align = old->align;
-  t->homogeneous = old->homogeneous;
-  t->true_lb = old->true_lb;
-  t->true_ub = old->true_ub;
-  t->lb = lb;
-  t->ub = ub;
-  t->lb_marker = t->ub_marker = true;
-  *out = t;
-  return LOOM_OK;
+  return loom::api_call([&] {
+    TypeOwner t = loom::new_type(LOOM_COMBINER_RESIZED, old);
+    t->disps = {lb, extent};
+    loom::inherit_sizes(t.get(), old);
+    t->lb = lb;
+    t->ub = ub;
+    t->lb_marker = t->ub_marker = true;
+    *out = t.release();
+    return LOOM_OK;
+  });
 }
 
 loom_status loom_type_dup(loom_type old, loom_type *out) {
   if (bad(old, out)) return LOOM_ERR_ARG;
-  loom_type_s *t = make(LOOM_COMBINER_DUP, old);
-  if (!t) return LOOM_ERR_NOMEM;
-  t->size = old->size;
-  t->ext32 = old->ext32;
-  t->nelems = old->nelems;
-  t->align = old->align;
-  t->homogeneous = old->homogeneous;
-  t->lb = old->lb;
-  t->ub = old->ub;
-  t->true_lb = old->true_lb;
-  t->true_ub = old->true_ub;
-  t->lb_marker = old->lb_marker;
-  t->ub_marker = old->ub_marker;
-  *out = t;
-  return LOOM_OK;
+  return loom::api_call([&] {
+    TypeOwner t = loom::new_type(LOOM_COMBINER_DUP, old);
+    loom::inherit_sizes(t.get(), old);
+    t->lb = old->lb;
+    t->ub = old->ub;
+    t->lb_marker = old->lb_marker;
+    t->ub_marker = old->ub_marker;
+    *out = t.release();
+    return LOOM_OK;
+  });
 }
 
 }  // extern "C"

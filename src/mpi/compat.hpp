@@ -28,6 +28,27 @@
 
 namespace loom_mpi {
 
+// Error classes of the MPI_Pack family where the standard leaves the class
+// open: the drop-in answers what the system MPI answers (measured with
+// PMPI calls on MPICH 4.0.2 and Open MPI 4.1.4).  A null packed buffer is
+// MPI_ERR_ARG on both.  A null user (typed) buffer is MPI_ERR_ARG on MPICH
+// and MPI_ERR_BUFFER on Open MPI.  A position past the end of the buffer,
+// or too little room, is MPI_ERR_TRUNCATE on Open MPI; MPICH checks neither
+// (it writes past the buffer), so the drop-in answers Open MPI's class there.
+#if defined(MPICH)
+constexpr int kErrNullUserBuffer = MPI_ERR_ARG;
+#else
+constexpr int kErrNullUserBuffer = MPI_ERR_BUFFER;
+#endif
+
+// MPI_Pack_size of an uncommitted type: MPICH 4.0.2 raises MPI_ERR_TYPE,
+// Open MPI 4.1.4 crashes (so the drop-in answers count * size for it).
+#if defined(MPICH)
+constexpr bool kSystemRejectsUncommittedPackSize = true;
+#else
+constexpr bool kSystemRejectsUncommittedPackSize = false;
+#endif
+
 // Handles are ints in MPICH and pointers in Open MPI; the cache keys on the
 // bit pattern, which is what identifies a live handle in both.
 inline uintptr_t handle_key(MPI_Datatype t) {

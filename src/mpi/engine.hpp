@@ -5,12 +5,25 @@
 #pragma once
 #include "mirror.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace loom_mpi {
 
 // Returned instead of an MPI error class: let the system MPI do this call.
 constexpr int kFallback = -1;
+
+// Runs Loom's side of an MPI_Pack-family call.  No C++ exception crosses an
+// MPI entry point: one (an allocation failing while a type is mirrored)
+// hands the call to the system MPI, before anything was written.
+template <class F>
+int loom_side(F &&body) noexcept {
+  try {
+    return body();
+  } catch (...) {
+    return kFallback;
+  }
+}
 
 // Looks up the mirror of dt; MPI_SUCCESS, an error class or kFallback.
 inline int mirror_of(MPI_Datatype dt, const Mirror **m) {
@@ -37,28 +50,51 @@ inline bool user_base(const Mirror &m, const void *buf, loom_type *t,
 }
 
 // A null user buffer is an error unless it can be MPI_BOTTOM with absolute
-// addresses (the rule Open MPI applies: named type, or data starting at 0).
-inline bool bad_null(const Mirror &m, const void *buf) {
-  return !buf && (m.predefined || m.true_lb == 0);
+// addresses: a derived type whose `count` instances lie at real addresses.
+// Open MPI applies "named type, or data starting at 0" and crashes on data
+// at other addresses in the null page; no address below 4096 is ever
+// mapped, so the drop-in rejects those too.  (MPICH 4.0.2 rejects
+// MPI_BOTTOM in MPI_Pack outright; the drop-in follows the standard.)
+inline bool bad_null(const Mirror &m, const void *buf, int64_t count = 1) {
+  if (buf) return false;
+  if (m.predefined) return true;
+  const __int128 lowest = m.true_lb + std::min<__int128>(0, (__int128)(count - 1) * m.extent);
+  return lowest < 4096;
+}
+
+// The checks pack and unpack share, in the order Open MPI applies them
+// (MPICH's differs only in what it does not check): the type, the count,
+// the position and size of the packed buffer, then, when the message has
+// bytes (*need of them), null buffers, and last whether they fit (a
+// position past the end fits nothing, not even an empty message).  `user`
+// is the typed buffer, `packed` the packed one; *m is the type's mirror.
+template <class P>
+int check_args(bool ext32, const void *user, int64_t count, MPI_Datatype dt,
+               const void *packed, int64_t size, const P *position,
+               const Mirror **m, int64_t *need) {
+  if (dt == MPI_DATATYPE_NULL) return MPI_ERR_TYPE;
+  if (count < 0) return MPI_ERR_COUNT;
+  if (!position || size < 0 || *position < 0) return MPI_ERR_ARG;
+  int rc = mirror_of(dt, m);
+  if (rc != MPI_SUCCESS) return rc;
+  int64_t unit = ext32 ? (*m)->ext32_size : (*m)->size;
+  if (unit < 0) return kFallback;
+  if (__builtin_mul_overflow(count, unit, need)) return MPI_ERR_COUNT;
+  if (*need > 0) {
+    if (bad_null(**m, user, count)) return kErrNullUserBuffer;
+    if (!packed) return MPI_ERR_ARG;
+  }
+  if (*position > size || size - (int64_t)*position < *need) return MPI_ERR_TRUNCATE;
+  return MPI_SUCCESS;
 }
 
 template <class P>
 int pack_core(bool ext32, const void *inbuf, int64_t count, MPI_Datatype dt,
               void *outbuf, int64_t outsize, P *position) {
-  if (dt == MPI_DATATYPE_NULL) return MPI_ERR_TYPE;
-  if (count < 0) return MPI_ERR_COUNT;
-  if (!position || outsize < 0 || *position < 0 || *position > outsize)
-    return MPI_ERR_ARG;
   const Mirror *m;
-  int rc = mirror_of(dt, &m);
-  if (rc != MPI_SUCCESS) return rc;
-  int64_t unit = ext32 ? m->ext32_size : m->size, need;
-  if (unit < 0) return kFallback;
-  if (__builtin_mul_overflow(count, unit, &need)) return MPI_ERR_COUNT;
-  if (need == 0) return MPI_SUCCESS;
-  if (bad_null(*m, inbuf)) return MPI_ERR_BUFFER;
-  if (outsize - (int64_t)*position < need) return MPI_ERR_TRUNCATE;
-  if (!outbuf) return MPI_ERR_BUFFER;
+  int64_t need;
+  int rc = check_args(ext32, inbuf, count, dt, outbuf, outsize, position, &m, &need);
+  if (rc != MPI_SUCCESS || need == 0) return rc;
   char *dst = static_cast<char *>(outbuf) + *position;
   if (!ext32 && m->contig) {
     const char *src = inbuf ? static_cast<const char *>(inbuf) + m->true_lb
@@ -81,20 +117,10 @@ int pack_core(bool ext32, const void *inbuf, int64_t count, MPI_Datatype dt,
 template <class P>
 int unpack_core(bool ext32, const void *inbuf, int64_t insize, P *position,
                 void *outbuf, int64_t count, MPI_Datatype dt) {
-  if (dt == MPI_DATATYPE_NULL) return MPI_ERR_TYPE;
-  if (count < 0) return MPI_ERR_COUNT;
-  if (!position || insize < 0 || *position < 0 || *position > insize)
-    return MPI_ERR_ARG;
   const Mirror *m;
-  int rc = mirror_of(dt, &m);
-  if (rc != MPI_SUCCESS) return rc;
-  int64_t unit = ext32 ? m->ext32_size : m->size, need;
-  if (unit < 0) return kFallback;
-  if (__builtin_mul_overflow(count, unit, &need)) return MPI_ERR_COUNT;
-  if (need == 0) return MPI_SUCCESS;
-  if (bad_null(*m, outbuf)) return MPI_ERR_BUFFER;
-  if (insize - (int64_t)*position < need) return MPI_ERR_TRUNCATE;
-  if (!inbuf) return MPI_ERR_BUFFER;
+  int64_t need;
+  int rc = check_args(ext32, outbuf, count, dt, inbuf, insize, position, &m, &need);
+  if (rc != MPI_SUCCESS || need == 0) return rc;
   const char *src = static_cast<const char *>(inbuf) + *position;
   if (!ext32 && m->contig) {
     char *dst = outbuf ? static_cast<char *>(outbuf) + m->true_lb

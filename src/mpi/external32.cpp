@@ -66,7 +66,8 @@ LOOM_MPI_EXPORT int MPI_Pack_external(const char datarep[], const void *inbuf, i
                       MPI_Datatype datatype, void *outbuf, MPI_Aint outsize,
                       MPI_Aint *position) {
   if (is_external32(datarep)) {
-    int rc = pack_core(true, inbuf, incount, datatype, outbuf, outsize, position);
+    int rc = loom_side(
+        [&] { return pack_core(true, inbuf, incount, datatype, outbuf, outsize, position); });
     if (rc == MPI_SUCCESS) return rc;
     if (rc != kFallback) return raise_nocomm(rc);
   }
@@ -77,7 +78,8 @@ LOOM_MPI_EXPORT int MPI_Unpack_external(const char datarep[], const void *inbuf,
                         MPI_Aint insize, MPI_Aint *position, void *outbuf,
                         int outcount, MPI_Datatype datatype) {
   if (is_external32(datarep)) {
-    int rc = unpack_core(true, inbuf, insize, position, outbuf, outcount, datatype);
+    int rc = loom_side(
+        [&] { return unpack_core(true, inbuf, insize, position, outbuf, outcount, datatype); });
     if (rc == MPI_SUCCESS) return rc;
     if (rc != kFallback) return raise_nocomm(rc);
   }
@@ -86,7 +88,7 @@ LOOM_MPI_EXPORT int MPI_Unpack_external(const char datarep[], const void *inbuf,
 
 LOOM_MPI_EXPORT int MPI_Pack_external_size(const char datarep[], int incount,
                            MPI_Datatype datatype, MPI_Aint *size) {
-  int rc = external_size_common(datarep, incount, datatype, size);
+  int rc = loom_side([&] { return external_size_common(datarep, incount, datatype, size); });
   if (rc == MPI_SUCCESS) return rc;
   if (rc != kFallback) return raise_nocomm(rc);
   return PMPI_Pack_external_size(datarep, incount, datatype, size);
@@ -97,7 +99,8 @@ LOOM_MPI_EXPORT int MPI_Pack_external_c(const char datarep[], const void *inbuf,
                         MPI_Count incount, MPI_Datatype datatype, void *outbuf,
                         MPI_Count outsize, MPI_Count *position) {
   if (is_external32(datarep)) {
-    int rc = pack_core(true, inbuf, incount, datatype, outbuf, outsize, position);
+    int rc = loom_side(
+        [&] { return pack_core(true, inbuf, incount, datatype, outbuf, outsize, position); });
     if (rc == MPI_SUCCESS) return rc;
     if (rc != kFallback) return raise_nocomm(rc);
   }
@@ -108,7 +111,8 @@ LOOM_MPI_EXPORT int MPI_Unpack_external_c(const char datarep[], const void *inbu
                           MPI_Count insize, MPI_Count *position, void *outbuf,
                           MPI_Count outcount, MPI_Datatype datatype) {
   if (is_external32(datarep)) {
-    int rc = unpack_core(true, inbuf, insize, position, outbuf, outcount, datatype);
+    int rc = loom_side(
+        [&] { return unpack_core(true, inbuf, insize, position, outbuf, outcount, datatype); });
     if (rc == MPI_SUCCESS) return rc;
     if (rc != kFallback) return raise_nocomm(rc);
   }
@@ -117,7 +121,7 @@ LOOM_MPI_EXPORT int MPI_Unpack_external_c(const char datarep[], const void *inbu
 
 LOOM_MPI_EXPORT int MPI_Pack_external_size_c(const char datarep[], MPI_Count incount,
                              MPI_Datatype datatype, MPI_Count *size) {
-  int rc = external_size_common(datarep, incount, datatype, size);
+  int rc = loom_side([&] { return external_size_common(datarep, incount, datatype, size); });
   if (rc == MPI_SUCCESS) return rc;
   if (rc != kFallback) return raise_nocomm(rc);
   return PMPI_Pack_external_size_c(datarep, incount, datatype, size);

@@ -1,7 +1,15 @@
 // (b) Error classes of the drop-in's MPI_Pack family under
 // MPI_ERRORS_RETURN, raised through the communicator's error handler, with
-// canary bytes proving nothing was written anywhere on an error.
+// canary bytes proving nothing was written anywhere on an error.  Where the
+// standard leaves the class open the drop-in answers what the system MPI
+// answers, and each such case also asks the system (through PMPI) wherever
+// the system answers it safely: MPICH 4.0.2 checks no room or position
+// (it writes past the buffer) and crashes on a null packed buffer in
+// MPI_Pack/MPI_Unpack; Open MPI 4.1.4 crashes on data in the null page
+// under MPI_BOTTOM and on MPI_Pack_size of an uncommitted type.
 #include <cstdint>
+#include <functional>
+#include <limits>
 #include <vector>
 
 #include "guarded.hpp"
@@ -20,10 +28,31 @@ void record(MPI_Comm *, int *code, ...) {
 
 MPI_Comm g_comm;
 
+#ifdef MPICH
+constexpr bool kMpich = true;
+#else
+constexpr bool kMpich = false;
+#endif
+// The system's class for a null user (typed) buffer; a null packed buffer
+// is MPI_ERR_ARG in both.
+constexpr int kNullUser = kMpich ? MPI_ERR_ARG : MPI_ERR_BUFFER;
+// Where the system answers these safely, so the test can ask it too.
+constexpr bool kSysRoom = !kMpich;          // position past the end, short buffer
+constexpr bool kSysNullPacked = !kMpich;    // MPI_Pack/MPI_Unpack null packed buffer
+constexpr bool kSysNullPage = kMpich;       // null user buffer, data in the null page
+
+using Call = std::function<int()>;
+
 // Runs f (which returns an MPI error code); expects class `cls`, exactly
-// one call of the handler, and the guarded buffers untouched.
+// one call of the handler, and the guarded buffers untouched.  `sys`, when
+// given, makes the same call on the system MPI, which must answer `cls`.
 template <class F>
-void expect_error(const char *what, int cls, F f, std::vector<Guarded *> bufs) {
+void expect_error(const char *what, int cls, F f, std::vector<Guarded *> bufs,
+                  const Call &sys = {}) {
+  if (sys) {
+    int s = err_class(sys());
+    EXPECT_MSG(s == cls, "%s: the system answers class %d, the test expects %d", what, s, cls);
+  }
   std::vector<std::vector<unsigned char>> before;
   for (auto *b : bufs) before.push_back(b->contents());
   int handled = g_handled;
@@ -40,14 +69,18 @@ void expect_error(const char *what, int cls, F f, std::vector<Guarded *> bufs) {
 void pack_errors() {
   std::vector<int> data(64);
   for (int i = 0; i < 64; ++i) data[i] = i * 3;
-  MPI_Datatype vec, uncommitted, freed;
+  MPI_Datatype vec, uncommitted, freed, at32;
   MPI_Type_vector(8, 1, 2, MPI_INT, &vec);
   MPI_Type_commit(&vec);
   MPI_Type_vector(8, 1, 2, MPI_INT, &uncommitted);
+  // Data at byte 32 (inside the null page when the buffer is MPI_BOTTOM).
+  int one_block = 4, eight = 8;
+  MPI_Type_indexed(1, &one_block, &eight, MPI_INT, &at32);
+  MPI_Type_commit(&at32);
   MPI_Type_contiguous(3, MPI_DOUBLE, &freed);
   MPI_Type_commit(&freed);
   MPI_Datatype freed_copy = freed;
-  MPI_Type_free(&freed);
+  MPI_Type_free(&freed);  // last: no later type takes the handle value
 
   Guarded out(64);
   out.fill(1);
@@ -59,32 +92,63 @@ void pack_errors() {
     EXPECT_MSG(rc == MPI_SUCCESS || pos == start, "position moved on error (%d)", pos);
     return rc;
   };
+  // The same call on the system, into a scratch buffer of the same size
+  // (a null `o` stays null), when `safe`.
+  std::vector<unsigned char> scratch(256);
+  auto sys_pack = [&](bool safe, const void *in, int count, MPI_Datatype t, void *o, int size,
+                      int start) -> Call {
+    if (!safe) return {};
+    return [&, in, count, t, o, size, start] {
+      int p = start;
+      return PMPI_Pack(in, count, t, o ? scratch.data() : nullptr, size, &p, g_comm);
+    };
+  };
   expect_error("short output buffer", MPI_ERR_TRUNCATE,
-               [&] { return pack(data.data(), 1, vec, out.data(), need - 1, 0); }, {&out});
+               [&] { return pack(data.data(), 1, vec, out.data(), need - 1, 0); }, {&out},
+               sys_pack(kSysRoom, data.data(), 1, vec, out.data(), need - 1, 0));
   expect_error("short output at a running position", MPI_ERR_TRUNCATE,
-               [&] { return pack(data.data(), 1, vec, out.data(), need + 4, 5); }, {&out});
+               [&] { return pack(data.data(), 1, vec, out.data(), need + 4, 5); }, {&out},
+               sys_pack(kSysRoom, data.data(), 1, vec, out.data(), need + 4, 5));
   expect_error("two instances, room for one", MPI_ERR_TRUNCATE,
-               [&] { return pack(data.data(), 2, vec, out.data(), 48, 0); }, {&out});
+               [&] { return pack(data.data(), 2, vec, out.data(), 48, 0); }, {&out},
+               sys_pack(kSysRoom, data.data(), 2, vec, out.data(), 48, 0));
   expect_error("uncommitted type", MPI_ERR_TYPE,
-               [&] { return pack(data.data(), 1, uncommitted, out.data(), 64, 0); }, {&out});
+               [&] { return pack(data.data(), 1, uncommitted, out.data(), 64, 0); }, {&out},
+               sys_pack(true, data.data(), 1, uncommitted, out.data(), 64, 0));
   expect_error("freed type", MPI_ERR_TYPE,
                [&] { return pack(data.data(), 1, freed_copy, out.data(), 64, 0); }, {&out});
   expect_error("MPI_DATATYPE_NULL", MPI_ERR_TYPE,
                [&] { return pack(data.data(), 1, MPI_DATATYPE_NULL, out.data(), 64, 0); }, {&out});
   expect_error("negative count", MPI_ERR_COUNT,
-               [&] { return pack(data.data(), -1, vec, out.data(), 64, 0); }, {&out});
+               [&] { return pack(data.data(), -1, vec, out.data(), 64, 0); }, {&out},
+               sys_pack(true, data.data(), -1, vec, out.data(), 64, 0));
   expect_error("negative outsize", MPI_ERR_ARG,
-               [&] { return pack(data.data(), 1, vec, out.data(), -1, 0); }, {&out});
-  expect_error("position beyond the buffer", MPI_ERR_ARG,
-               [&] { return pack(data.data(), 1, vec, out.data(), 64, 65); }, {&out});
+               [&] { return pack(data.data(), 1, vec, out.data(), -1, 0); }, {&out},
+               sys_pack(true, data.data(), 1, vec, out.data(), -1, 0));
+  expect_error("position beyond the buffer", MPI_ERR_TRUNCATE,
+               [&] { return pack(data.data(), 1, vec, out.data(), 64, 65); }, {&out},
+               sys_pack(kSysRoom, data.data(), 1, vec, out.data(), 64, 65));
+  expect_error("count 0 at a position beyond the buffer", MPI_ERR_TRUNCATE,
+               [&] { return pack(data.data(), 0, vec, out.data(), 64, 65); }, {&out},
+               sys_pack(kSysRoom, data.data(), 0, vec, out.data(), 64, 65));
+  // Both systems answer success here and write before the buffer.
   expect_error("negative position", MPI_ERR_ARG,
                [&] { return pack(data.data(), 1, vec, out.data(), 64, -1); }, {&out});
-  expect_error("null input buffer", MPI_ERR_BUFFER,
-               [&] { return pack(nullptr, 1, MPI_INT, out.data(), 64, 0); }, {&out});
-  expect_error("null input, derived type at 0", MPI_ERR_BUFFER,
-               [&] { return pack(nullptr, 1, vec, out.data(), 64, 0); }, {&out});
-  expect_error("null output buffer", MPI_ERR_BUFFER,
-               [&] { return pack(data.data(), 1, vec, nullptr, 64, 0); }, {&out});
+  expect_error("null input buffer", kNullUser,
+               [&] { return pack(nullptr, 1, MPI_INT, out.data(), 64, 0); }, {&out},
+               sys_pack(true, nullptr, 1, MPI_INT, out.data(), 64, 0));
+  expect_error("null input, derived type at 0", kNullUser,
+               [&] { return pack(nullptr, 1, vec, out.data(), 64, 0); }, {&out},
+               sys_pack(true, nullptr, 1, vec, out.data(), 64, 0));
+  expect_error("null input, data in the null page", kNullUser,
+               [&] { return pack(nullptr, 1, at32, out.data(), 64, 0); }, {&out},
+               sys_pack(kSysNullPage, nullptr, 1, at32, out.data(), 64, 0));
+  expect_error("null output buffer", MPI_ERR_ARG,
+               [&] { return pack(data.data(), 1, vec, nullptr, 64, 0); }, {&out},
+               sys_pack(kSysNullPacked, data.data(), 1, vec, nullptr, 64, 0));
+  expect_error("null input and a position beyond the buffer", kNullUser,
+               [&] { return pack(nullptr, 1, vec, out.data(), 64, 65); }, {&out},
+               sys_pack(true, nullptr, 1, vec, out.data(), 64, 65));
   {
     int h = g_handled;
     pos = 3;
@@ -113,24 +177,44 @@ void pack_errors() {
     EXPECT_MSG(rc == MPI_SUCCESS || pos == start, "position moved on error (%d)", pos);
     return rc;
   };
+  auto sys_unpack = [&](bool safe, const void *in, int insize, int start, void *o, int count,
+                        MPI_Datatype t) -> Call {
+    if (!safe) return {};
+    return [&, in, insize, start, o, count, t] {
+      int p = start;
+      return PMPI_Unpack(in, insize, &p, o ? scratch.data() : nullptr, count, t, g_comm);
+    };
+  };
   expect_error("unpack: short input", MPI_ERR_TRUNCATE,
-               [&] { return unpack(packed.data(), need - 1, 0, dst.data(), 1, vec); }, {&dst});
+               [&] { return unpack(packed.data(), need - 1, 0, dst.data(), 1, vec); }, {&dst},
+               sys_unpack(kSysRoom, packed.data(), need - 1, 0, dst.data(), 1, vec));
   expect_error("unpack: short input at a running position", MPI_ERR_TRUNCATE,
-               [&] { return unpack(packed.data(), need, 1, dst.data(), 1, vec); }, {&dst});
+               [&] { return unpack(packed.data(), need, 1, dst.data(), 1, vec); }, {&dst},
+               sys_unpack(kSysRoom, packed.data(), need, 1, dst.data(), 1, vec));
   expect_error("unpack: uncommitted", MPI_ERR_TYPE,
-               [&] { return unpack(packed.data(), 64, 0, dst.data(), 1, uncommitted); }, {&dst});
+               [&] { return unpack(packed.data(), 64, 0, dst.data(), 1, uncommitted); }, {&dst},
+               sys_unpack(true, packed.data(), 64, 0, dst.data(), 1, uncommitted));
   expect_error("unpack: freed", MPI_ERR_TYPE,
                [&] { return unpack(packed.data(), 64, 0, dst.data(), 1, freed_copy); }, {&dst});
   expect_error("unpack: negative count", MPI_ERR_COUNT,
-               [&] { return unpack(packed.data(), 64, 0, dst.data(), -2, vec); }, {&dst});
+               [&] { return unpack(packed.data(), 64, 0, dst.data(), -2, vec); }, {&dst},
+               sys_unpack(true, packed.data(), 64, 0, dst.data(), -2, vec));
+  // MPICH answers MPI_ERR_ARG, Open MPI success.
   expect_error("unpack: negative insize", MPI_ERR_ARG,
-               [&] { return unpack(packed.data(), -1, 0, dst.data(), 1, vec); }, {&dst});
-  expect_error("unpack: position beyond input", MPI_ERR_ARG,
-               [&] { return unpack(packed.data(), 64, 65, dst.data(), 1, vec); }, {&dst});
-  expect_error("unpack: null output", MPI_ERR_BUFFER,
-               [&] { return unpack(packed.data(), 64, 0, nullptr, 1, MPI_INT); }, {&dst});
-  expect_error("unpack: null input", MPI_ERR_BUFFER,
-               [&] { return unpack(nullptr, 64, 0, dst.data(), 1, vec); }, {&dst});
+               [&] { return unpack(packed.data(), -1, 0, dst.data(), 1, vec); }, {&dst},
+               sys_unpack(kMpich, packed.data(), -1, 0, dst.data(), 1, vec));
+  expect_error("unpack: position beyond input", MPI_ERR_TRUNCATE,
+               [&] { return unpack(packed.data(), 64, 65, dst.data(), 1, vec); }, {&dst},
+               sys_unpack(kSysRoom, packed.data(), 64, 65, dst.data(), 1, vec));
+  expect_error("unpack: null output", kNullUser,
+               [&] { return unpack(packed.data(), 64, 0, nullptr, 1, MPI_INT); }, {&dst},
+               sys_unpack(true, packed.data(), 64, 0, nullptr, 1, MPI_INT));
+  expect_error("unpack: null output, derived type", kNullUser,
+               [&] { return unpack(packed.data(), 64, 0, nullptr, 1, vec); }, {&dst},
+               sys_unpack(true, packed.data(), 64, 0, nullptr, 1, vec));
+  expect_error("unpack: null input", MPI_ERR_ARG,
+               [&] { return unpack(nullptr, 64, 0, dst.data(), 1, vec); }, {&dst},
+               sys_unpack(kSysNullPacked, nullptr, 64, 0, dst.data(), 1, vec));
 
   // Success still works after all that, byte for byte.
   pos = 0;
@@ -151,6 +235,7 @@ void pack_errors() {
   }
 
   MPI_Type_free(&vec);
+  MPI_Type_free(&at32);
   MPI_Type_free(&uncommitted);
 }
 
@@ -171,14 +256,95 @@ void external_errors() {
   MPI_Type_contiguous(2, MPI_DOUBLE, &u);
   expect_error("external32: uncommitted", MPI_ERR_TYPE, [&] { return pack(1, u, 64); }, {&out});
   MPI_Type_free(&u);
+  // Null buffers, a position past the end: the classes of the systems.
+  std::vector<unsigned char> scratch(64);
+  auto ext_pack = [&](bool system, const void *in, void *o, MPI_Aint start) {
+    return [=, &pos, &scratch] {
+      MPI_Aint p = start;
+      if (system)
+        return PMPI_Pack_external("external32", in, 4, MPI_DOUBLE, o ? scratch.data() : nullptr,
+                                  64, &p);
+      pos = start;
+      return MPI_Pack_external("external32", in, 4, MPI_DOUBLE, o, 64, &pos);
+    };
+  };
+  expect_error("external32: null input", kNullUser, ext_pack(false, nullptr, out.data(), 0),
+               {&out}, ext_pack(true, nullptr, out.data(), 0));
+  expect_error("external32: null output", MPI_ERR_ARG, ext_pack(false, data, nullptr, 0), {&out},
+               ext_pack(true, data, nullptr, 0));
+  expect_error("external32: position beyond the buffer", MPI_ERR_TRUNCATE,
+               ext_pack(false, data, out.data(), 65), {&out},
+               kSysRoom ? Call(ext_pack(true, data, out.data(), 65)) : Call());
   Guarded dst(64);
   dst.fill(4);
-  expect_error("unpack_external: short input", MPI_ERR_TRUNCATE, [&] {
-    MPI_Aint p = 0;
-    return MPI_Unpack_external("external32", out.data(), 7, &p, dst.data(), 1, MPI_DOUBLE);
-  }, {&dst});
+  auto ext_unpack = [&](bool system, const void *in, void *o, MPI_Aint insize) {
+    return [=, &scratch] {
+      MPI_Aint p = 0;
+      if (system)
+        return PMPI_Unpack_external("external32", in, insize, &p, o ? scratch.data() : nullptr,
+                                    1, MPI_DOUBLE);
+      return MPI_Unpack_external("external32", in, insize, &p, o, 1, MPI_DOUBLE);
+    };
+  };
+  expect_error("unpack_external: short input", MPI_ERR_TRUNCATE,
+               ext_unpack(false, out.data(), dst.data(), 7), {&dst},
+               kSysRoom ? Call(ext_unpack(true, out.data(), dst.data(), 7)) : Call());
+  expect_error("unpack_external: null input", MPI_ERR_ARG,
+               ext_unpack(false, nullptr, dst.data(), 64), {&dst},
+               ext_unpack(true, nullptr, dst.data(), 64));
+  expect_error("unpack_external: null output", kNullUser,
+               ext_unpack(false, out.data(), nullptr, 64), {&dst},
+               ext_unpack(true, out.data(), nullptr, 64));
   MPI_Aint sz = 0;
   EXPECT(MPI_Pack_external_size("external32", 3, MPI_LONG, &sz) == MPI_SUCCESS && sz == 12);
+}
+
+// MPI_Pack_size: the system's classes, and MPI_ERR_COUNT where a system
+// answers success with a size that is none (negative, or wrapped).
+void pack_size_errors() {
+  MPI_Datatype vec, uncommitted, big;
+  MPI_Type_vector(8, 1, 2, MPI_INT, &vec);
+  MPI_Type_commit(&vec);
+  MPI_Type_vector(8, 1, 2, MPI_INT, &uncommitted);
+  MPI_Type_contiguous(1 << 20, MPI_DOUBLE, &big);  // 8 MiB
+  MPI_Type_commit(&big);
+  int size = -7;
+  EXPECT_MSG(MPI_Pack_size(3, vec, g_comm, &size) == MPI_SUCCESS && size >= 96,
+             "MPI_Pack_size(3, vec): %d", size);
+  // Open MPI 4.1.4 crashes here, so the drop-in answers 2 * 32 for it.
+  if (kMpich)
+    expect_error("pack_size: uncommitted", MPI_ERR_TYPE,
+                 [&] { return MPI_Pack_size(2, uncommitted, g_comm, &size); }, {},
+                 [&] { return PMPI_Pack_size(2, uncommitted, g_comm, &size); });
+  else
+    EXPECT_MSG(MPI_Pack_size(2, uncommitted, g_comm, &size) == MPI_SUCCESS && size == 64,
+               "pack_size: uncommitted: size %d", size);
+  // MPICH answers MPI_ERR_COUNT, Open MPI a negative size.
+  expect_error("pack_size: negative count", MPI_ERR_COUNT,
+               [&] { return MPI_Pack_size(-1, vec, g_comm, &size); }, {},
+               kMpich ? Call([&] { return PMPI_Pack_size(-1, vec, g_comm, &size); }) : Call());
+  for (int count : {1 << 8, 1 << 10}) {  // 2 and 8 GiB: more than an int holds
+    int sys = 12345;
+    EXPECT_MSG(PMPI_Pack_size(count, big, g_comm, &sys) == MPI_SUCCESS &&
+                   (sys < 0 || sys != (int64_t)count << 23),
+               "the system sizes %d x 8 MiB as %d: nothing left to test", count, sys);
+    expect_error("pack_size: more than an int", MPI_ERR_COUNT,
+                 [&] { return MPI_Pack_size(count, big, g_comm, &size); }, {});
+  }
+  EXPECT_MSG(MPI_Pack_size(255, big, g_comm, &size) == MPI_SUCCESS && size == 255 << 23,
+             "255 x 8 MiB: %d", size);
+#if MPI_VERSION >= 4
+  MPI_Count large = 0;
+  EXPECT_MSG(MPI_Pack_size_c(1 << 10, big, g_comm, &large) == MPI_SUCCESS &&
+                 large == (MPI_Count)1 << 33,
+             "MPI_Pack_size_c(2^10 x 8 MiB): %lld", (long long)large);
+  expect_error("pack_size_c: uncommitted", MPI_ERR_TYPE,
+               [&] { return MPI_Pack_size_c(2, uncommitted, g_comm, &large); }, {},
+               [&] { return PMPI_Pack_size_c(2, uncommitted, g_comm, &large); });
+#endif
+  MPI_Type_free(&vec);
+  MPI_Type_free(&uncommitted);
+  MPI_Type_free(&big);
 }
 
 // A handle value reused after MPI_Type_free must never find the old plan.
@@ -226,6 +392,9 @@ int main(int argc, char **argv) {
   MPI_Comm_dup(MPI_COMM_WORLD, &g_comm);
   MPI_Comm_set_errhandler(g_comm, eh);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
+  // First: the types it builds must not take the handle values of freed
+  // ones (the drop-in treats those as freed until they are committed).
+  pack_size_errors();
   pack_errors();
   external_errors();
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

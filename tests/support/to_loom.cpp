@@ -4,71 +4,58 @@
 
 namespace loomtest {
 
+loom_status construct(const TypeSpec &t, const loom_type *kids, loom_type *out) {
+  const loom_type c = kids ? kids[0] : nullptr;
+  const int nd = static_cast<int>(t.sizes.size());
+  switch (t.kind) {
+    case Kind::Prim: return loom_type_primitive(t.prim, out);
+    case Kind::Struct:
+      return loom_type_struct(t.count, t.blocklens.data(), t.displs.data(), kids,
+                              LOOM_BOUNDS_STANDARD, out);
+    case Kind::Contig: return loom_type_contiguous(t.count, c, out);
+    case Kind::Vector: return loom_type_vector(t.count, t.blocklen, t.stride, c, out);
+    case Kind::Hvector: return loom_type_hvector(t.count, t.blocklen, t.stride, c, out);
+    case Kind::Indexed:
+      return loom_type_indexed(t.count, t.blocklens.data(), t.displs.data(), c, out);
+    case Kind::Hindexed:
+      return loom_type_hindexed(t.count, t.blocklens.data(), t.displs.data(), c, out);
+    case Kind::IndexedBlock:
+      return loom_type_indexed_block(t.count, t.blocklen, t.displs.data(), c, out);
+    case Kind::HindexedBlock:
+      return loom_type_hindexed_block(t.count, t.blocklen, t.displs.data(), c, out);
+    case Kind::Subarray:
+      return loom_type_subarray(nd, t.sizes.data(), t.subsizes.data(), t.starts.data(),
+                                t.order, c, out);
+    case Kind::Darray:
+      return loom_type_darray(t.nprocs, t.rank, nd, t.sizes.data(), t.distribs.data(),
+                              t.dargs.data(), t.psizes.data(), t.order, c, out);
+    case Kind::Resized: return loom_type_resized(c, t.lb, t.extent, out);
+    case Kind::Dup: return loom_type_dup(c, out);
+  }
+  return LOOM_ERR_ARG;
+}
+
 namespace {
 
 struct Builder {
   loom_status first = LOOM_OK;
 
-  loom_type fail(loom_status s) {
-    if (first == LOOM_OK) first = s;
-    return nullptr;
-  }
-
   loom_type build(const TypeSpec &t) {
-    loom_type out = nullptr, c = nullptr;
-    loom_status s = LOOM_OK;
-    if (t.kind == Kind::Prim) {
-      s = loom_type_primitive(t.prim, &out);
-      return s == LOOM_OK ? out : fail(s);
-    }
+    std::vector<loom_type> kids;
     if (t.kind == Kind::Struct) {
-      std::vector<loom_type> ts;
-      bool ok = true;
-      for (auto &m : t.types) {
-        ts.push_back(build(*m));
-        ok &= ts.back() != nullptr;
-      }
-      if (ok)
-        s = loom_type_struct(t.count, t.blocklens.data(), t.displs.data(), ts.data(),
-                             LOOM_BOUNDS_STANDARD, &out);
-      for (loom_type m : ts)
-        if (m) loom_type_free(m);  // the struct holds its own references
-      if (!ok) return nullptr;
-      return s == LOOM_OK ? out : fail(s);
+      for (auto &m : t.types) kids.push_back(build(*m));
+    } else if (t.child) {
+      kids.push_back(build(*t.child));
     }
-    c = build(*t.child);
-    if (!c) return nullptr;
-    int nd = static_cast<int>(t.sizes.size());
-    switch (t.kind) {
-      case Kind::Contig: s = loom_type_contiguous(t.count, c, &out); break;
-      case Kind::Vector: s = loom_type_vector(t.count, t.blocklen, t.stride, c, &out); break;
-      case Kind::Hvector: s = loom_type_hvector(t.count, t.blocklen, t.stride, c, &out); break;
-      case Kind::Indexed:
-        s = loom_type_indexed(t.count, t.blocklens.data(), t.displs.data(), c, &out);
-        break;
-      case Kind::Hindexed:
-        s = loom_type_hindexed(t.count, t.blocklens.data(), t.displs.data(), c, &out);
-        break;
-      case Kind::IndexedBlock:
-        s = loom_type_indexed_block(t.count, t.blocklen, t.displs.data(), c, &out);
-        break;
-      case Kind::HindexedBlock:
-        s = loom_type_hindexed_block(t.count, t.blocklen, t.displs.data(), c, &out);
-        break;
-      case Kind::Subarray:
-        s = loom_type_subarray(nd, t.sizes.data(), t.subsizes.data(), t.starts.data(),
-                               t.order, c, &out);
-        break;
-      case Kind::Darray:
-        s = loom_type_darray(t.nprocs, t.rank, nd, t.sizes.data(), t.distribs.data(),
-                             t.dargs.data(), t.psizes.data(), t.order, c, &out);
-        break;
-      case Kind::Resized: s = loom_type_resized(c, t.lb, t.extent, &out); break;
-      case Kind::Dup: s = loom_type_dup(c, &out); break;
-      default: s = LOOM_ERR_ARG; break;
-    }
-    loom_type_free(c);
-    return s == LOOM_OK ? out : fail(s);
+    bool ok = true;
+    for (loom_type k : kids) ok &= k != nullptr;
+    loom_type out = nullptr;
+    loom_status s = ok ? construct(t, kids.empty() ? nullptr : kids.data(), &out) : LOOM_OK;
+    for (loom_type k : kids)
+      if (k) loom_type_free(k);  // the new type holds its own references
+    if (!ok) return nullptr;
+    if (s != LOOM_OK && first == LOOM_OK) first = s;
+    return s == LOOM_OK ? out : nullptr;
   }
 };
 

@@ -148,4 +148,8 @@ inline std::string describe(const TypeSpecPtr &t) { return describe(*t); }
 // constructor fails; *status (optional) gets the first failing status.
 loom_type to_loom(const TypeSpec &t, loom_status *status = nullptr);
 
+// The one Loom constructor call of spec node `t`, its children already
+// built: kids[0] is the old type, or kids[i] the type of struct member i.
+loom_status construct(const TypeSpec &t, const loom_type *kids, loom_type *out);
+
 }  // namespace loomtest
