@@ -138,73 +138,93 @@ int scatter(const void *sbuf, int scount, bool v, const int *scounts, const int 
 
 LOOM_MPI_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root,
                               MPI_Comm comm) {
-  return bcast(buf, count, type, root, comm, nullptr);
+  return guarded(comm, [&]() -> int {
+    return bcast(buf, count, type, root, comm, nullptr);
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root,
                                MPI_Comm comm, MPI_Request *req) {
-  if (!req) return PMPI_Ibcast(buf, count, type, root, comm, req);
-  return bcast(buf, count, type, root, comm, req);
+  return guarded(comm, [&]() -> int {
+    if (!req) return PMPI_Ibcast(buf, count, type, root, comm, req);
+    return bcast(buf, count, type, root, comm, req);
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                                int rcount, MPI_Datatype rtype, int root, MPI_Comm comm) {
-  return gather(sbuf, scount, stype, rbuf, rcount, false, nullptr, nullptr, rtype, root, comm,
-                nullptr);
+  return guarded(comm, [&]() -> int {
+    return gather(sbuf, scount, stype, rbuf, rcount, false, nullptr, nullptr, rtype, root, comm,
+                  nullptr);
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                                 int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
                                 MPI_Request *req) {
-  if (!req) return PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
-  return gather(sbuf, scount, stype, rbuf, rcount, false, nullptr, nullptr, rtype, root, comm, req);
+  return guarded(comm, [&]() -> int {
+    if (!req) return PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
+    return gather(sbuf, scount, stype, rbuf, rcount, false, nullptr, nullptr, rtype, root, comm, req);
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                                 const int *rcounts, const int *displs, MPI_Datatype rtype,
                                 int root, MPI_Comm comm) {
-  return gather(sbuf, scount, stype, rbuf, 0, true, rcounts, displs, rtype,
-                root, comm, nullptr);
+  return guarded(comm, [&]() -> int {
+    return gather(sbuf, scount, stype, rbuf, 0, true, rcounts, displs, rtype,
+                  root, comm, nullptr);
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype,
                                  void *rbuf, const int *rcounts, const int *displs,
                                  MPI_Datatype rtype, int root, MPI_Comm comm,
                                  MPI_Request *req) {
-  if (!req)
-    return PMPI_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req);
-  return gather(sbuf, scount, stype, rbuf, 0, true, rcounts, displs, rtype,
-                root, comm, req);
+  return guarded(comm, [&]() -> int {
+    if (!req)
+      return PMPI_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req);
+    return gather(sbuf, scount, stype, rbuf, 0, true, rcounts, displs, rtype,
+                  root, comm, req);
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                                 int rcount, MPI_Datatype rtype, int root, MPI_Comm comm) {
-  return scatter(sbuf, scount, false, nullptr, nullptr, stype, rbuf, rcount, rtype, root, comm,
-                 nullptr);
+  return guarded(comm, [&]() -> int {
+    return scatter(sbuf, scount, false, nullptr, nullptr, stype, rbuf, rcount, rtype, root, comm,
+                   nullptr);
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype,
                                  void *rbuf, int rcount, MPI_Datatype rtype, int root,
                                  MPI_Comm comm, MPI_Request *req) {
-  if (!req) return PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
-  return scatter(sbuf, scount, false, nullptr, nullptr, stype, rbuf, rcount, rtype, root, comm,
-                 req);
+  return guarded(comm, [&]() -> int {
+    if (!req) return PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
+    return scatter(sbuf, scount, false, nullptr, nullptr, stype, rbuf, rcount, rtype, root, comm,
+                   req);
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Scatterv(const void *sbuf, const int *scounts, const int *displs,
                                  MPI_Datatype stype, void *rbuf, int rcount,
                                  MPI_Datatype rtype, int root, MPI_Comm comm) {
-  return scatter(sbuf, 0, true, scounts, displs, stype, rbuf, rcount, rtype,
-                 root, comm, nullptr);
+  return guarded(comm, [&]() -> int {
+    return scatter(sbuf, 0, true, scounts, displs, stype, rbuf, rcount, rtype,
+                   root, comm, nullptr);
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Iscatterv(const void *sbuf, const int *scounts, const int *displs,
                                   MPI_Datatype stype, void *rbuf, int rcount,
                                   MPI_Datatype rtype, int root, MPI_Comm comm,
                                   MPI_Request *req) {
-  if (!req)
-    return PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm,
-                          req);
-  return scatter(sbuf, 0, true, scounts, displs, stype, rbuf, rcount, rtype,
-                 root, comm, req);
+  return guarded(comm, [&]() -> int {
+    if (!req)
+      return PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm,
+                            req);
+    return scatter(sbuf, 0, true, scounts, displs, stype, rbuf, rcount, rtype,
+                   root, comm, req);
+  });
 }

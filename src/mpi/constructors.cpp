@@ -9,34 +9,40 @@
 namespace loom_mpi {
 namespace {
 
-// Builds and records the loom type of *newtype from c when the system made
-// it (rc == MPI_SUCCESS).  Children are resolved once per distinct handle:
-// a struct names the same child many times.  Returns rc.
-int record_built(int rc, MPI_Datatype *newtype, Contents &c) {
-  if (rc != MPI_SUCCESS || !newtype || *newtype == MPI_DATATYPE_NULL) return rc;
-  std::unordered_map<uintptr_t, loom_type> seen;
+// Builds and records the loom type of t from c.  Children are resolved
+// once per distinct handle: a struct names the same child many times.
+void record_kids(MPI_Datatype t, const Contents &c) {
+  struct Seen {
+    std::unordered_map<uintptr_t, loom_type> map;
+    ~Seen() {
+      for (auto &e : map) loom_type_free(e.second);
+    }
+  } seen;
   std::vector<loom_type> kids;
   kids.reserve(c.D.size());
-  bool ok = true;
   for (MPI_Datatype d : c.D) {
     if (is_bound_marker(d)) {
       kids.push_back(nullptr);
       continue;
     }
-    auto hit = seen.find(handle_key(d));
-    loom_type k = hit != seen.end() ? hit->second : nullptr;
-    if (hit == seen.end()) {
-      k = decode(d, nullptr);
-      seen.emplace(handle_key(d), k);
-    }
-    if (!k) {
-      ok = false;
-      break;
-    }
-    kids.push_back(k);
+    auto hit = seen.map.find(handle_key(d));
+    if (hit == seen.map.end()) hit = seen.map.emplace(handle_key(d), decode(d, nullptr)).first;
+    if (!hit->second) return;  // a child Loom cannot represent: nothing recorded
+    kids.push_back(hit->second);
   }
-  if (ok) record(*newtype, build_level(*newtype, c, kids, nullptr));
-  for (auto &e : seen) loom_type_free(e.second);
+  record(t, build_level(t, c, kids, nullptr));
+}
+
+// Records *newtype, described by make(), when the system made it (rc ==
+// MPI_SUCCESS); returns rc.  Recording never fails the program's call.
+template <class Make>
+int record_built(int rc, MPI_Datatype *newtype, Make make) noexcept {
+  if (rc != MPI_SUCCESS || !newtype || *newtype == MPI_DATATYPE_NULL) return rc;
+  try {
+    record_kids(*newtype, make());
+  } catch (...) {
+    // Out of memory: nothing recorded; commit decodes the type instead.
+  }
   return rc;
 }
 
@@ -62,85 +68,97 @@ using namespace loom_mpi;
 
 LOOM_MPI_EXPORT int MPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *nt) {
   int rc = PMPI_Type_contiguous(count, old, nt);
-  Contents c = contents(MPI_COMBINER_CONTIGUOUS, {count}, {}, {old});
-  return record_built(rc, nt, c);
+  return record_built(rc, nt, [&] {
+    Contents c = contents(MPI_COMBINER_CONTIGUOUS, {count}, {}, {old});
+    return c;
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Type_vector(int count, int bl, int stride, MPI_Datatype old,
                                     MPI_Datatype *nt) {
   int rc = PMPI_Type_vector(count, bl, stride, old, nt);
-  Contents c = contents(MPI_COMBINER_VECTOR, {count, bl, stride}, {}, {old});
-  return record_built(rc, nt, c);
+  return record_built(rc, nt, [&] {
+    Contents c = contents(MPI_COMBINER_VECTOR, {count, bl, stride}, {}, {old});
+    return c;
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Type_create_hvector(int count, int bl, MPI_Aint stride,
                                             MPI_Datatype old, MPI_Datatype *nt) {
   int rc = PMPI_Type_create_hvector(count, bl, stride, old, nt);
-  Contents c = contents(MPI_COMBINER_HVECTOR, {count, bl}, {stride}, {old});
-  return record_built(rc, nt, c);
+  return record_built(rc, nt, [&] {
+    Contents c = contents(MPI_COMBINER_HVECTOR, {count, bl}, {stride}, {old});
+    return c;
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Type_indexed(int count, const int bls[], const int displs[],
                                      MPI_Datatype old, MPI_Datatype *nt) {
   int rc = PMPI_Type_indexed(count, bls, displs, old, nt);
-  if (rc != MPI_SUCCESS) return rc;
-  Contents c = contents(MPI_COMBINER_INDEXED, {count}, {}, {old});
-  append(c.I, bls, count);
-  append(c.I, displs, count);
-  return record_built(rc, nt, c);
+  return record_built(rc, nt, [&] {
+    Contents c = contents(MPI_COMBINER_INDEXED, {count}, {}, {old});
+    append(c.I, bls, count);
+    append(c.I, displs, count);
+    return c;
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Type_create_hindexed(int count, const int bls[],
                                              const MPI_Aint displs[], MPI_Datatype old,
                                              MPI_Datatype *nt) {
   int rc = PMPI_Type_create_hindexed(count, bls, displs, old, nt);
-  if (rc != MPI_SUCCESS) return rc;
-  Contents c = contents(MPI_COMBINER_HINDEXED, {count}, {}, {old});
-  append(c.I, bls, count);
-  append(c.A, displs, count);
-  return record_built(rc, nt, c);
+  return record_built(rc, nt, [&] {
+    Contents c = contents(MPI_COMBINER_HINDEXED, {count}, {}, {old});
+    append(c.I, bls, count);
+    append(c.A, displs, count);
+    return c;
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Type_create_indexed_block(int count, int bl, const int displs[],
                                                   MPI_Datatype old, MPI_Datatype *nt) {
   int rc = PMPI_Type_create_indexed_block(count, bl, displs, old, nt);
-  if (rc != MPI_SUCCESS) return rc;
-  Contents c = contents(MPI_COMBINER_INDEXED_BLOCK, {count, bl}, {}, {old});
-  append(c.I, displs, count);
-  return record_built(rc, nt, c);
+  return record_built(rc, nt, [&] {
+    Contents c = contents(MPI_COMBINER_INDEXED_BLOCK, {count, bl}, {}, {old});
+    append(c.I, displs, count);
+    return c;
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Type_create_hindexed_block(int count, int bl, const MPI_Aint displs[],
                                                    MPI_Datatype old, MPI_Datatype *nt) {
   int rc = PMPI_Type_create_hindexed_block(count, bl, displs, old, nt);
-  if (rc != MPI_SUCCESS) return rc;
-  Contents c = contents(MPI_COMBINER_HINDEXED_BLOCK, {count, bl}, {}, {old});
-  append(c.A, displs, count);
-  return record_built(rc, nt, c);
+  return record_built(rc, nt, [&] {
+    Contents c = contents(MPI_COMBINER_HINDEXED_BLOCK, {count, bl}, {}, {old});
+    append(c.A, displs, count);
+    return c;
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Type_create_struct(int count, const int bls[], const MPI_Aint displs[],
                                            const MPI_Datatype types[], MPI_Datatype *nt) {
   int rc = PMPI_Type_create_struct(count, bls, displs, types, nt);
-  if (rc != MPI_SUCCESS) return rc;
-  Contents c = contents(MPI_COMBINER_STRUCT, {count}, {}, {});
-  append(c.I, bls, count);
-  append(c.A, displs, count);
-  if (types && count > 0) c.D.assign(types, types + count);
-  return record_built(rc, nt, c);
+  return record_built(rc, nt, [&] {
+    Contents c = contents(MPI_COMBINER_STRUCT, {count}, {}, {});
+    append(c.I, bls, count);
+    append(c.A, displs, count);
+    if (types && count > 0) c.D.assign(types, types + count);
+    return c;
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[],
                                              const int starts[], int order, MPI_Datatype old,
                                              MPI_Datatype *nt) {
   int rc = PMPI_Type_create_subarray(ndims, sizes, subsizes, starts, order, old, nt);
-  if (rc != MPI_SUCCESS) return rc;
-  Contents c = contents(MPI_COMBINER_SUBARRAY, {ndims}, {}, {old});
-  append(c.I, sizes, ndims);
-  append(c.I, subsizes, ndims);
-  append(c.I, starts, ndims);
-  c.I.push_back(order);
-  return record_built(rc, nt, c);
+  return record_built(rc, nt, [&] {
+    Contents c = contents(MPI_COMBINER_SUBARRAY, {ndims}, {}, {old});
+    append(c.I, sizes, ndims);
+    append(c.I, subsizes, ndims);
+    append(c.I, starts, ndims);
+    c.I.push_back(order);
+    return c;
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[],
@@ -149,19 +167,22 @@ LOOM_MPI_EXPORT int MPI_Type_create_darray(int size, int rank, int ndims, const 
                                            MPI_Datatype *nt) {
   int rc = PMPI_Type_create_darray(size, rank, ndims, gsizes, distribs, dargs, psizes, order,
                                    old, nt);
-  if (rc != MPI_SUCCESS) return rc;
-  Contents c = contents(MPI_COMBINER_DARRAY, {size, rank, ndims}, {}, {old});
-  append(c.I, gsizes, ndims);
-  append(c.I, distribs, ndims);
-  append(c.I, dargs, ndims);
-  append(c.I, psizes, ndims);
-  c.I.push_back(order);
-  return record_built(rc, nt, c);
+  return record_built(rc, nt, [&] {
+    Contents c = contents(MPI_COMBINER_DARRAY, {size, rank, ndims}, {}, {old});
+    append(c.I, gsizes, ndims);
+    append(c.I, distribs, ndims);
+    append(c.I, dargs, ndims);
+    append(c.I, psizes, ndims);
+    c.I.push_back(order);
+    return c;
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent,
                                             MPI_Datatype *nt) {
   int rc = PMPI_Type_create_resized(old, lb, extent, nt);
-  Contents c = contents(MPI_COMBINER_RESIZED, {}, {lb, extent}, {old});
-  return record_built(rc, nt, c);
+  return record_built(rc, nt, [&] {
+    Contents c = contents(MPI_COMBINER_RESIZED, {}, {lb, extent}, {old});
+    return c;
+  });
 }

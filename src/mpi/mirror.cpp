@@ -373,9 +373,16 @@ loom_type decode_uncached(MPI_Datatype t) {
 
 using namespace loom_mpi;
 
+// The mirror hooks never fail the program's call: out of memory while a
+// mirror is built leaves the handle unmirrored, and first use tries again.
 LOOM_MPI_EXPORT int MPI_Type_commit(MPI_Datatype *datatype) {
   int rc = PMPI_Type_commit(datatype);
-  if (rc == MPI_SUCCESS && datatype) on_commit(*datatype);
+  if (rc == MPI_SUCCESS && datatype) {
+    try {
+      on_commit(*datatype);
+    } catch (...) {
+    }
+  }
   return rc;
 }
 
@@ -383,9 +390,17 @@ LOOM_MPI_EXPORT int MPI_Type_free(MPI_Datatype *datatype) {
   // The tombstone goes in before the system frees the handle: from then on
   // another thread may get the same handle value for a new type, and its
   // commit must not meet the old mirror.
-  uintptr_t k = datatype && *datatype != MPI_DATATYPE_NULL ? handle_key(*datatype) : 0;
-  Mirror *old = on_free_begin(k);
-  if (k) forget_recorded(k);
+  const uintptr_t key = datatype && *datatype != MPI_DATATYPE_NULL ? handle_key(*datatype) : 0;
+  uintptr_t k = key;
+  Mirror *old = nullptr;
+  try {
+    old = on_free_begin(k);
+  } catch (...) {
+    // The table could not grow to hold a tombstone, so the handle had no
+    // mirror to begin with: nothing to restore afterwards.
+    k = 0;
+  }
+  if (key) forget_recorded(key);
   int rc = PMPI_Type_free(datatype);
   on_free_end(k, old, rc == MPI_SUCCESS);
   return rc;
@@ -393,7 +408,12 @@ LOOM_MPI_EXPORT int MPI_Type_free(MPI_Datatype *datatype) {
 
 LOOM_MPI_EXPORT int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) {
   int rc = PMPI_Type_dup(oldtype, newtype);
-  if (rc == MPI_SUCCESS && newtype) on_dup(oldtype, *newtype);
+  if (rc == MPI_SUCCESS && newtype) {
+    try {
+      on_dup(oldtype, *newtype);
+    } catch (...) {
+    }
+  }
   return rc;
 }
 

@@ -124,120 +124,138 @@ int one(MPI_Request *req, int *flag, MPI_Status *status, Sys sys) {
 }  // namespace
 
 LOOM_MPI_EXPORT int MPI_Wait(MPI_Request *req, MPI_Status *status) {
-  poll_detached();
-  if (!ops_live() || !req) return PMPI_Wait(req, status);
-  return one(req, nullptr, status, [](MPI_Request *r, int *, MPI_Status *s) {
-    return PMPI_Wait(r, s);
+  return guarded(MPI_COMM_WORLD, [&]() -> int {
+    poll_detached();
+    if (!ops_live() || !req) return PMPI_Wait(req, status);
+    return one(req, nullptr, status, [](MPI_Request *r, int *, MPI_Status *s) {
+      return PMPI_Wait(r, s);
+    });
   });
 }
 
 LOOM_MPI_EXPORT int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) {
-  poll_detached();
-  if (!ops_live() || !req || !flag) return PMPI_Test(req, flag, status);
-  return one(req, flag, status, [](MPI_Request *r, int *f, MPI_Status *s) {
-    return PMPI_Test(r, f, s);
+  return guarded(MPI_COMM_WORLD, [&]() -> int {
+    poll_detached();
+    if (!ops_live() || !req || !flag) return PMPI_Test(req, flag, status);
+    return one(req, flag, status, [](MPI_Request *r, int *f, MPI_Status *s) {
+      return PMPI_Test(r, f, s);
+    });
   });
 }
 
 LOOM_MPI_EXPORT int MPI_Request_get_status(MPI_Request req, int *flag,
                                            MPI_Status *status) {
-  poll_detached();
-  if (!ops_live() || !flag) return PMPI_Request_get_status(req, flag, status);
-  PendingOp *op = claim_one(req);
-  if (!op) return PMPI_Request_get_status(req, flag, status);
-  MPI_Status tmp;
-  MPI_Status *st = status_or(status, &tmp);
-  int rc = PMPI_Request_get_status(req, flag, st);
-  if (!*flag) {
-    unclaim(op);
-    return rc;
-  }
-  // Complete: the program may read the buffer now, so unpack now (once);
-  // the later Wait/Test/Request_free retires the op.
-  MPI_Comm comm = op->comm;
-  return merge(rc, complete_peek(op, st, rc), comm);
+  return guarded(MPI_COMM_WORLD, [&]() -> int {
+    poll_detached();
+    if (!ops_live() || !flag) return PMPI_Request_get_status(req, flag, status);
+    PendingOp *op = claim_one(req);
+    if (!op) return PMPI_Request_get_status(req, flag, status);
+    MPI_Status tmp;
+    MPI_Status *st = status_or(status, &tmp);
+    int rc = PMPI_Request_get_status(req, flag, st);
+    if (!*flag) {
+      unclaim(op);
+      return rc;
+    }
+    // Complete: the program may read the buffer now, so unpack now (once);
+    // the later Wait/Test/Request_free retires the op.
+    MPI_Comm comm = op->comm;
+    return merge(rc, complete_peek(op, st, rc), comm);
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
-  poll_detached();
-  if (!ops_live() || n <= 0 || !reqs) return PMPI_Waitall(n, reqs, statuses);
-  Scratch<PendingOp *> ops(n);
-  if (!claim(reqs, n, ops.p)) return PMPI_Waitall(n, reqs, statuses);
-  Statuses st(n, statuses);
-  int rc = PMPI_Waitall(n, reqs, st.p);
-  return finish_all(n, ops.p, reqs, st.p, rc, true);
+  return guarded(MPI_COMM_WORLD, [&]() -> int {
+    poll_detached();
+    if (!ops_live() || n <= 0 || !reqs) return PMPI_Waitall(n, reqs, statuses);
+    Scratch<PendingOp *> ops(n);
+    if (!claim(reqs, n, ops.p)) return PMPI_Waitall(n, reqs, statuses);
+    Statuses st(n, statuses);
+    int rc = PMPI_Waitall(n, reqs, st.p);
+    return finish_all(n, ops.p, reqs, st.p, rc, true);
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Testall(int n, MPI_Request reqs[], int *flag,
                                 MPI_Status statuses[]) {
-  poll_detached();
-  if (!ops_live() || n <= 0 || !reqs || !flag)
-    return PMPI_Testall(n, reqs, flag, statuses);
-  Scratch<PendingOp *> ops(n);
-  if (!claim(reqs, n, ops.p)) return PMPI_Testall(n, reqs, flag, statuses);
-  Statuses st(n, statuses);
-  int rc = PMPI_Testall(n, reqs, flag, st.p);
-  // A false flag leaves every request untouched (MPI: none is completed);
-  // with an error in a status the completed ones are reported there.
-  return finish_all(n, ops.p, reqs, st.p, rc, *flag || rc == MPI_ERR_IN_STATUS);
+  return guarded(MPI_COMM_WORLD, [&]() -> int {
+    poll_detached();
+    if (!ops_live() || n <= 0 || !reqs || !flag)
+      return PMPI_Testall(n, reqs, flag, statuses);
+    Scratch<PendingOp *> ops(n);
+    if (!claim(reqs, n, ops.p)) return PMPI_Testall(n, reqs, flag, statuses);
+    Statuses st(n, statuses);
+    int rc = PMPI_Testall(n, reqs, flag, st.p);
+    // A false flag leaves every request untouched (MPI: none is completed);
+    // with an error in a status the completed ones are reported there.
+    return finish_all(n, ops.p, reqs, st.p, rc, *flag || rc == MPI_ERR_IN_STATUS);
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Waitany(int n, MPI_Request reqs[], int *index,
                                 MPI_Status *status) {
-  poll_detached();
-  if (!ops_live() || n <= 0 || !reqs || !index)
-    return PMPI_Waitany(n, reqs, index, status);
-  Scratch<PendingOp *> ops(n);
-  if (!claim(reqs, n, ops.p)) return PMPI_Waitany(n, reqs, index, status);
-  MPI_Status tmp;
-  MPI_Status *st = status_or(status, &tmp);
-  int rc = PMPI_Waitany(n, reqs, index, st);
-  int k = *index;
-  if (k != MPI_UNDEFINED && k >= 0 && k < n && ops[k] &&
-      finished_despite(rc, ops[k], reqs[k]))
-    return finish_some(n, ops.p, reqs, 1, &k, st, rc);
-  return finish_some(n, ops.p, reqs, 0, nullptr, st, rc);
+  return guarded(MPI_COMM_WORLD, [&]() -> int {
+    poll_detached();
+    if (!ops_live() || n <= 0 || !reqs || !index)
+      return PMPI_Waitany(n, reqs, index, status);
+    Scratch<PendingOp *> ops(n);
+    if (!claim(reqs, n, ops.p)) return PMPI_Waitany(n, reqs, index, status);
+    MPI_Status tmp;
+    MPI_Status *st = status_or(status, &tmp);
+    int rc = PMPI_Waitany(n, reqs, index, st);
+    int k = *index;
+    if (k != MPI_UNDEFINED && k >= 0 && k < n && ops[k] &&
+        finished_despite(rc, ops[k], reqs[k]))
+      return finish_some(n, ops.p, reqs, 1, &k, st, rc);
+    return finish_some(n, ops.p, reqs, 0, nullptr, st, rc);
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag,
                                 MPI_Status *status) {
-  poll_detached();
-  if (!ops_live() || n <= 0 || !reqs || !index || !flag)
-    return PMPI_Testany(n, reqs, index, flag, status);
-  Scratch<PendingOp *> ops(n);
-  if (!claim(reqs, n, ops.p)) return PMPI_Testany(n, reqs, index, flag, status);
-  MPI_Status tmp;
-  MPI_Status *st = status_or(status, &tmp);
-  int rc = PMPI_Testany(n, reqs, index, flag, st);
-  int k = *index;
-  if (*flag && k != MPI_UNDEFINED && k >= 0 && k < n && ops[k] &&
-      finished_despite(rc, ops[k], reqs[k]))
-    return finish_some(n, ops.p, reqs, 1, &k, st, rc);
-  return finish_some(n, ops.p, reqs, 0, nullptr, st, rc);
+  return guarded(MPI_COMM_WORLD, [&]() -> int {
+    poll_detached();
+    if (!ops_live() || n <= 0 || !reqs || !index || !flag)
+      return PMPI_Testany(n, reqs, index, flag, status);
+    Scratch<PendingOp *> ops(n);
+    if (!claim(reqs, n, ops.p)) return PMPI_Testany(n, reqs, index, flag, status);
+    MPI_Status tmp;
+    MPI_Status *st = status_or(status, &tmp);
+    int rc = PMPI_Testany(n, reqs, index, flag, st);
+    int k = *index;
+    if (*flag && k != MPI_UNDEFINED && k >= 0 && k < n && ops[k] &&
+        finished_despite(rc, ops[k], reqs[k]))
+      return finish_some(n, ops.p, reqs, 1, &k, st, rc);
+    return finish_some(n, ops.p, reqs, 0, nullptr, st, rc);
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount,
                                  int indices[], MPI_Status statuses[]) {
-  poll_detached();
-  if (!ops_live() || n <= 0 || !reqs || !outcount || !indices)
-    return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
-  Scratch<PendingOp *> ops(n);
-  if (!claim(reqs, n, ops.p))
-    return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
-  Statuses st(n, statuses);
-  int rc = PMPI_Waitsome(n, reqs, outcount, indices, st.p);
-  return finish_some(n, ops.p, reqs, *outcount, indices, st.p, rc);
+  return guarded(MPI_COMM_WORLD, [&]() -> int {
+    poll_detached();
+    if (!ops_live() || n <= 0 || !reqs || !outcount || !indices)
+      return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
+    Scratch<PendingOp *> ops(n);
+    if (!claim(reqs, n, ops.p))
+      return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
+    Statuses st(n, statuses);
+    int rc = PMPI_Waitsome(n, reqs, outcount, indices, st.p);
+    return finish_some(n, ops.p, reqs, *outcount, indices, st.p, rc);
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Testsome(int n, MPI_Request reqs[], int *outcount,
                                  int indices[], MPI_Status statuses[]) {
-  poll_detached();
-  if (!ops_live() || n <= 0 || !reqs || !outcount || !indices)
-    return PMPI_Testsome(n, reqs, outcount, indices, statuses);
-  Scratch<PendingOp *> ops(n);
-  if (!claim(reqs, n, ops.p))
-    return PMPI_Testsome(n, reqs, outcount, indices, statuses);
-  Statuses st(n, statuses);
-  int rc = PMPI_Testsome(n, reqs, outcount, indices, st.p);
-  return finish_some(n, ops.p, reqs, *outcount, indices, st.p, rc);
+  return guarded(MPI_COMM_WORLD, [&]() -> int {
+    poll_detached();
+    if (!ops_live() || n <= 0 || !reqs || !outcount || !indices)
+      return PMPI_Testsome(n, reqs, outcount, indices, statuses);
+    Scratch<PendingOp *> ops(n);
+    if (!claim(reqs, n, ops.p))
+      return PMPI_Testsome(n, reqs, outcount, indices, statuses);
+    Statuses st(n, statuses);
+    int rc = PMPI_Testsome(n, reqs, outcount, indices, st.p);
+    return finish_some(n, ops.p, reqs, *outcount, indices, st.p, rc);
+  });
 }

@@ -86,81 +86,89 @@ using namespace loom_mpi;
 
 LOOM_MPI_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source,
                              int tag, MPI_Comm comm, MPI_Status *status) {
-  poll_detached();
-  Side s;
-  if (source != MPI_PROC_NULL) {
-    int rc = classify(buf, count, dt, &s, Use::recv);
-    if (rc != MPI_SUCCESS) return raise(comm, rc);
-  }
-  if (s.type && s.system_elem) {
-    // Match first; whole elements go the system's way, the rest staged.
-    MPI_Message msg;
-    MPI_Status pst;
-    int rc = PMPI_Mprobe(source, tag, comm, &msg, &pst);
-    if (rc != MPI_SUCCESS) return rc;
-    int n = -1;
-    PMPI_Get_count(&pst, MPI_BYTE, &n);
-    if (n >= 0 && (size_t)n <= s.bytes && n % s.system_elem == 0)
-      return PMPI_Mrecv(buf, count, dt, &msg, status);
-    return mrecv_staged(s, buf, count, dt, &msg, status);
-  }
-  if (s.type) {
-    int rc = recv_staged(s, comm, status, [&](char *d, Wire w, MPI_Status *st) {
-      return PMPI_Recv(d, w.count, w.type, source, tag, comm, st);
-    });
-    if (rc != kFallback) return rc;
-  }
-  SysArgs a = sys_args(s, buf, count, dt);
-  return PMPI_Recv(a.buf, a.count, a.dt, source, tag, comm, status);
+  return guarded(comm, [&]() -> int {
+    poll_detached();
+    Side s;
+    if (source != MPI_PROC_NULL) {
+      int rc = classify(buf, count, dt, &s, Use::recv);
+      if (rc != MPI_SUCCESS) return raise(comm, rc);
+    }
+    if (s.type && s.system_elem) {
+      // Match first; whole elements go the system's way, the rest staged.
+      MPI_Message msg;
+      MPI_Status pst;
+      int rc = PMPI_Mprobe(source, tag, comm, &msg, &pst);
+      if (rc != MPI_SUCCESS) return rc;
+      int n = -1;
+      PMPI_Get_count(&pst, MPI_BYTE, &n);
+      if (n >= 0 && (size_t)n <= s.bytes && n % s.system_elem == 0)
+        return PMPI_Mrecv(buf, count, dt, &msg, status);
+      return mrecv_staged(s, buf, count, dt, &msg, status);
+    }
+    if (s.type) {
+      int rc = recv_staged(s, comm, status, [&](char *d, Wire w, MPI_Status *st) {
+        return PMPI_Recv(d, w.count, w.type, source, tag, comm, st);
+      });
+      if (rc != kFallback) return rc;
+    }
+    SysArgs a = sys_args(s, buf, count, dt);
+    return PMPI_Recv(a.buf, a.count, a.dt, source, tag, comm, status);
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source,
                               int tag, MPI_Comm comm, MPI_Request *req) {
-  poll_detached();
-  Side s;
-  if (source != MPI_PROC_NULL && req) {
-    int rc = classify(buf, count, dt, &s, Use::recv);
-    if (rc != MPI_SUCCESS) return raise(comm, rc);
-  }
-  if (s.type) {
-    int rc = irecv_staged(s, comm, false, req, [&](char *d, Wire w, MPI_Request *r) {
-      return PMPI_Irecv(d, w.count, w.type, source, tag, comm, r);
-    });
-    if (rc != kFallback) return rc;
-  }
-  SysArgs a = sys_args(s, buf, count, dt);
-  return PMPI_Irecv(a.buf, a.count, a.dt, source, tag, comm, req);
+  return guarded(comm, [&]() -> int {
+    poll_detached();
+    Side s;
+    if (source != MPI_PROC_NULL && req) {
+      int rc = classify(buf, count, dt, &s, Use::recv);
+      if (rc != MPI_SUCCESS) return raise(comm, rc);
+    }
+    if (s.type) {
+      int rc = irecv_staged(s, comm, false, req, [&](char *d, Wire w, MPI_Request *r) {
+        return PMPI_Irecv(d, w.count, w.type, source, tag, comm, r);
+      });
+      if (rc != kFallback) return rc;
+    }
+    SysArgs a = sys_args(s, buf, count, dt);
+    return PMPI_Irecv(a.buf, a.count, a.dt, source, tag, comm, req);
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype dt,
                               MPI_Message *message, MPI_Status *status) {
-  poll_detached();
-  Side s;
-  if (message && *message != MPI_MESSAGE_NO_PROC && *message != MPI_MESSAGE_NULL) {
-    // No communicator here: a freed type is reported on MPI_COMM_WORLD,
-    // where the system reports errors of message-based calls.
-    int rc = classify(buf, count, dt, &s, Use::recv);
-    if (rc != MPI_SUCCESS) return raise_nocomm(rc);
-  }
-  return mrecv_staged(s, buf, count, dt, message, status);
+  return guarded(MPI_COMM_WORLD, [&]() -> int {
+    poll_detached();
+    Side s;
+    if (message && *message != MPI_MESSAGE_NO_PROC && *message != MPI_MESSAGE_NULL) {
+      // No communicator here: a freed type is reported on MPI_COMM_WORLD,
+      // where the system reports errors of message-based calls.
+      int rc = classify(buf, count, dt, &s, Use::recv);
+      if (rc != MPI_SUCCESS) return raise_nocomm(rc);
+    }
+    return mrecv_staged(s, buf, count, dt, message, status);
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype dt,
                                MPI_Message *message, MPI_Request *req) {
-  poll_detached();
-  Side s;
-  if (message && req && *message != MPI_MESSAGE_NO_PROC &&
-      *message != MPI_MESSAGE_NULL) {
-    int rc = classify(buf, count, dt, &s, Use::recv);
-    if (rc != MPI_SUCCESS) return raise_nocomm(rc);
-  }
-  if (s.type) {
-    int rc = irecv_staged(s, MPI_COMM_WORLD, false, req,
-                          [&](char *d, Wire w, MPI_Request *r) {
-                            return PMPI_Imrecv(d, w.count, w.type, message, r);
-                          });
-    if (rc != kFallback) return rc;
-  }
-  SysArgs a = sys_args(s, buf, count, dt);
-  return PMPI_Imrecv(a.buf, a.count, a.dt, message, req);
+  return guarded(MPI_COMM_WORLD, [&]() -> int {
+    poll_detached();
+    Side s;
+    if (message && req && *message != MPI_MESSAGE_NO_PROC &&
+        *message != MPI_MESSAGE_NULL) {
+      int rc = classify(buf, count, dt, &s, Use::recv);
+      if (rc != MPI_SUCCESS) return raise_nocomm(rc);
+    }
+    if (s.type) {
+      int rc = irecv_staged(s, MPI_COMM_WORLD, false, req,
+                            [&](char *d, Wire w, MPI_Request *r) {
+                              return PMPI_Imrecv(d, w.count, w.type, message, r);
+                            });
+      if (rc != kFallback) return rc;
+    }
+    SysArgs a = sys_args(s, buf, count, dt);
+    return PMPI_Imrecv(a.buf, a.count, a.dt, message, req);
+  });
 }

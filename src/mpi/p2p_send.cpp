@@ -67,42 +67,58 @@ using namespace loom_mpi;
 
 LOOM_MPI_EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype dt,
                              int dest, int tag, MPI_Comm comm) {
-  return send_staged(PMPI_Send, buf, count, dt, dest, tag, comm);
+  return guarded(comm, [&]() -> int {
+    return send_staged(PMPI_Send, buf, count, dt, dest, tag, comm);
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Bsend(const void *buf, int count, MPI_Datatype dt,
                               int dest, int tag, MPI_Comm comm) {
-  // The attached buffer was sized with MPI_Pack_size, which is at least the
-  // packed bytes sent here.
-  return send_staged(PMPI_Bsend, buf, count, dt, dest, tag, comm);
+  return guarded(comm, [&]() -> int {
+    // The attached buffer was sized with MPI_Pack_size, which is at least the
+    // packed bytes sent here.
+    return send_staged(PMPI_Bsend, buf, count, dt, dest, tag, comm);
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Ssend(const void *buf, int count, MPI_Datatype dt,
                               int dest, int tag, MPI_Comm comm) {
-  return send_staged(PMPI_Ssend, buf, count, dt, dest, tag, comm);
+  return guarded(comm, [&]() -> int {
+    return send_staged(PMPI_Ssend, buf, count, dt, dest, tag, comm);
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Rsend(const void *buf, int count, MPI_Datatype dt,
                               int dest, int tag, MPI_Comm comm) {
-  return send_staged(PMPI_Rsend, buf, count, dt, dest, tag, comm);
+  return guarded(comm, [&]() -> int {
+    return send_staged(PMPI_Rsend, buf, count, dt, dest, tag, comm);
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Isend(const void *buf, int count, MPI_Datatype dt,
                               int dest, int tag, MPI_Comm comm, MPI_Request *req) {
-  return isend_staged(PMPI_Isend, false, buf, count, dt, dest, tag, comm, req);
+  return guarded(comm, [&]() -> int {
+    return isend_staged(PMPI_Isend, false, buf, count, dt, dest, tag, comm, req);
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Ibsend(const void *buf, int count, MPI_Datatype dt,
                                int dest, int tag, MPI_Comm comm, MPI_Request *req) {
-  return isend_staged(PMPI_Ibsend, false, buf, count, dt, dest, tag, comm, req);
+  return guarded(comm, [&]() -> int {
+    return isend_staged(PMPI_Ibsend, false, buf, count, dt, dest, tag, comm, req);
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Issend(const void *buf, int count, MPI_Datatype dt,
                                int dest, int tag, MPI_Comm comm, MPI_Request *req) {
-  return isend_staged(PMPI_Issend, false, buf, count, dt, dest, tag, comm, req);
+  return guarded(comm, [&]() -> int {
+    return isend_staged(PMPI_Issend, false, buf, count, dt, dest, tag, comm, req);
+  });
 }
 
 LOOM_MPI_EXPORT int MPI_Irsend(const void *buf, int count, MPI_Datatype dt,
                                int dest, int tag, MPI_Comm comm, MPI_Request *req) {
-  return isend_staged(PMPI_Irsend, false, buf, count, dt, dest, tag, comm, req);
+  return guarded(comm, [&]() -> int {
+    return isend_staged(PMPI_Irsend, false, buf, count, dt, dest, tag, comm, req);
+  });
 }
