@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "type_spec.hpp"
+#include "random_draw.hpp"
 
 namespace loomtest {
 
@@ -15,14 +15,8 @@ namespace {
 constexpr int64_t kMaxSpan = 64 * 1024;     // bytes one instance may touch
 constexpr size_t kMaxPieces = 3000;         // typemap pieces per instance
 
-struct Gen {
-  std::mt19937_64 &rng;
+struct Gen : Draw {
   GenOptions opt;
-
-  int64_t uni(int64_t lo, int64_t hi) {  // inclusive
-    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-  }
-  bool chance(double p) { return std::bernoulli_distribution(p)(rng); }
 
   // Layout of a subtree under construction; a subtree far over budget
   // throws std::length_error and the whole tree is redrawn.
@@ -36,27 +30,9 @@ struct Gen {
   TypeSpecPtr primitive() {
     static const loom_prim common[] = {LOOM_CHAR, LOOM_INT, LOOM_DOUBLE,
                                        LOOM_FLOAT, LOOM_SHORT, LOOM_BYTE};
+    if (opt.pair_weight > 0 && chance(opt.pair_weight)) return prim(pair_prim());
     if (chance(0.75)) return prim(common[uni(0, 5)]);
     return prim(static_cast<loom_prim>(uni(0, LOOM_PRIM_COUNT - 1)));
-  }
-
-  // A displacement list: usually monotone with gaps (no overlap), forwards
-  // or backwards, sometimes shuffled or fully random.
-  std::vector<int64_t> displs(size_t n, int64_t unit, const std::vector<int64_t> &bl) {
-    std::vector<int64_t> d(n);
-    int mode = static_cast<int>(uni(0, 9));
-    int64_t pos = uni(-4, 4) * unit;
-    for (size_t i = 0; i < n; ++i) {
-      if (mode == 9) {
-        d[i] = uni(-12, 12) * unit;
-      } else {
-        d[i] = pos;
-        pos += (bl[i] + uni(0, 2)) * unit;
-      }
-    }
-    if (mode == 7) std::reverse(d.begin(), d.end());
-    if (mode == 8) std::shuffle(d.begin(), d.end(), rng);
-    return d;
   }
 
   // Byte unit for h-forms: usually the old extent, sometimes unaligned.
@@ -116,6 +92,10 @@ struct Gen {
       case 12: {  // resized: negative lb common, extent >= 0
         TypeSpecPtr c = child(depth);
         Layout cl = lay(*c);
+        if (opt.wild_resize && chance(0.5)) {
+          auto b = wild_bounds(cl);
+          return resized(c, b.first, b.second);
+        }
         int64_t lb = chance(0.5) ? cl.lb - uni(0, 8) : cl.lb + uni(-8, 8);
         int64_t ext = chance(0.7) ? (cl.ub - lb) + uni(0, 16) : uni(0, 24);
         return resized(c, lb, std::max<int64_t>(ext, 0));
@@ -184,12 +164,13 @@ struct Gen {
   }
 };
 
-bool acceptable(const TypeSpec &t) {
+bool acceptable(const TypeSpec &t, const GenOptions &opt) {
   try {
     Layout l = reference_layout(t, kMaxPieces);
     int64_t lo, hi;
     reference_span(l, 1, &lo, &hi);
-    return hi - lo <= kMaxSpan && l.extent() <= kMaxSpan && l.extent() >= 0 &&
+    return hi - lo <= kMaxSpan && std::abs(l.extent()) <= kMaxSpan &&
+           (l.extent() >= 0 || opt.wild_resize) &&
            std::abs(l.lb) <= kMaxSpan && std::abs(l.true_lb) <= kMaxSpan;
   } catch (const std::length_error &) {
     return false;
@@ -199,11 +180,11 @@ bool acceptable(const TypeSpec &t) {
 }  // namespace
 
 TypeSpecPtr random_spec(std::mt19937_64 &rng, int max_depth, const GenOptions &opt) {
-  Gen g{rng, opt};
+  Gen g{{rng}, opt};
   for (int tries = 0; tries < 64; ++tries) {
     try {
       TypeSpecPtr t = g.make(max_depth, true);
-      if (acceptable(*t)) return t;
+      if (acceptable(*t, opt)) return t;
     } catch (const std::length_error &) {
     }
   }

@@ -136,6 +136,14 @@ void reference_unpack_range(const Layout &l, int64_t count,
 struct GenOptions {
   // Subarray subsizes of 0 (MPICH accepts them, Open MPI 4.1 rejects them).
   bool zero_subsizes = true;
+  // Probability that a primitive is a pair type (MPI_FLOAT_INT ...
+  // MPI_2INTEGER); 0 keeps the default mix, where they are rare.
+  double pair_weight = 0;
+  // Half the resized nodes take lb and extent in any relation to the data
+  // (lb below, at or above the true lb; extent smaller, equal or larger
+  // than the true extent, the size, zero, negative): the whole tree may
+  // then have a negative extent.
+  bool wild_resize = false;
 };
 TypeSpecPtr random_spec(std::mt19937_64 &rng, int max_depth,
                         const GenOptions &opt = GenOptions());
