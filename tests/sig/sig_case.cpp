@@ -142,6 +142,13 @@ std::string system_defect(const Side &send, const Side &recv) {
   return "";
 }
 
+bool system_unsafe(const Side &send) {
+  if (is_mpich()) return false;
+  for (const SigRun &r : send.sig)
+    if (r.prim == LOOM_C_LONG_DOUBLE_COMPLEX) return true;
+  return false;
+}
+
 std::string describe_message(const Side &send) {
   Signature root;
   const int64_t k = message_root(send, &root);
@@ -151,9 +158,8 @@ std::string describe_message(const Side &send) {
 }
 
 SidePtr draw_receiver(std::mt19937_64 &rng, const Side &send, Fit fit) {
-  Signature root;
-  int64_t k = message_root(send, &root);
-  if (fit == Fit::empty) k = sig_root(send.sig, &root);  // some receiver of the type
+  Signature root;  // nothing sent (empty): a receiver of the type's signature
+  const int64_t k = fit == Fit::empty ? sig_root(send.sig, &root) : message_root(send, &root);
   const int64_t atoms = k * sig_elements(root);
   // The receiver's signature (in root units, plus a tail) and count.
   int64_t j = any_divisor(rng, k), count = k / j;
@@ -195,9 +201,10 @@ SidePtr draw_receiver(std::mt19937_64 &rng, const Side &send, Fit fit) {
   const int64_t budget = std::min(kMaxSpan, std::max<int64_t>(64 << 10, 16 * msg_bytes));
   for (int tries = 0; tries < 16; ++tries) {
     SigGenOptions opt;
-    if (tries == 15) {  // compact: side by side, no resize
+    if (tries == 15) {  // compact: side by side, explicit bounds only
       opt.max_depth = 0;
       opt.resize = 0;
+      opt.explicit_bounds = 1;
     }
     TypeSpecPtr spec = random_with_signature(rng, sig, opt);
     SidePtr r = build(spec, count, rng());

@@ -74,6 +74,15 @@ int64_t message_root(const Side &send, Signature *root);
 // none), for Report::known_system_defect.
 std::string system_defect(const Side &send, const Side &recv);
 
+// True where the system cannot take part in a message of this sender's
+// signature (it crashes): Open MPI 4.1.4 overruns a buffer (glibc "buffer
+// overflow detected" in opal_generic_simple_unpack) receiving
+// MPI_C_LONG_DOUBLE_COMPLEX into non-contiguous types: PMPI_Ssend of
+// 1387 x contig(4,c_long_double_complex) into PMPI_Mrecv of 73 x
+// indexed([19,4,7,8],[0,21,26,35],hvector(2,1,96,c_long_double_complex)).
+// No system oracle then; with --system the trial is skipped.
+bool system_unsafe(const Side &send);
+
 // "(double int) x688, 8256 bytes".
 std::string describe_message(const Side &send);
 

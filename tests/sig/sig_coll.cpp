@@ -56,6 +56,11 @@ void run_bcast(Trial &t, const Fixed *fixed) {
   }
   if (S && !R) Report("bcast, " + t.where(), t.system).fail("no receive type could be built");
   if (!everywhere(t.comm, S && R)) return;
+  if (system_unsafe(*S)) {
+    ++tally().unsafe;
+    if (t.system) return;
+  }
+  const bool oracle = !t.system && !system_unsafe(*S);
   for (int root = 0; root < t.size; ++root) {
     const bool at_root = t.rank == root;
     const Side &mine = at_root ? *S : *R;
@@ -80,7 +85,7 @@ void run_bcast(Trial &t, const Fixed *fixed) {
     std::unique_ptr<Buf> sys;
     int64_t sys_err = 0;
     Bytes sys_bytes;
-    if (!t.system) {
+    if (oracle) {
       sys = std::make_unique<Buf>(mine.span(), phase);
       keyed_fill(*sys, fill);
       sys_err = err_class(call(system_path(path), *sys));
@@ -150,13 +155,24 @@ void run_alltoallw(Trial &t) {
   for (int i = 0; i < P; ++i) ok &= !in[(size_t)i].send || in[(size_t)i].recv;
   if (!ok) Report("alltoallw, " + t.where(), t.system).fail("no receive type could be built");
   if (!everywhere(t.comm, ok)) return;
-  // Open MPI 4.1.4's MPI_Ialltoallw mishandles receive types of negative
-  // extent: every byte lands wrong and, past the eager limit, the sender
-  // never completes (PMPI_Ialltoallw of 1224 MPI_DOUBLE from rank 0 into
-  // resized(MPI_DOUBLE,0,-8) on rank 2, the other counts 0).  Its blocking
+  // Open MPI 4.1.4's MPI_Ialltoallw mishandles types of negative extent.
+  // A receive type: every byte lands wrong and, past the eager limit, the
+  // sender never completes (PMPI_Ialltoallw, 3 ranks, all counts 0 but
+  // 1224 MPI_DOUBLE from rank 0 into resized(MPI_DOUBLE,0,-8) on rank 2).
+  // A send type: the receiver never completes (16 x resized(MPI_DOUBLE,0,
+  // -8) from rank 0 into 16 MPI_DOUBLE on rank 2).  Its blocking
   // MPI_Alltoallw moves them right: that is the system's call then.
   bool negative = false;
   for (const PairSides &p : in) negative |= p.recv && p.recv->L.extent() < 0;
+  for (const PairSides &p : out) negative |= p.send && p.send->L.extent() < 0;
+  bool unsafe = false;
+  for (const PairSides &p : in) unsafe |= p.send && system_unsafe(*p.send);
+  for (const PairSides &p : out) unsafe |= p.send && system_unsafe(*p.send);
+  unsafe = !everywhere(t.comm, !unsafe);
+  if (unsafe) {
+    ++tally().unsafe;
+    if (t.system) return;
+  }
   Path sys_path = system_path(path);
   if (!is_mpich() && !everywhere(t.comm, !negative)) {
     sys_path.nonblocking = false;
@@ -228,7 +244,7 @@ void run_alltoallw(Trial &t) {
   std::unique_ptr<Buf> sys_s, sys_r;
   int64_t sys_err = 0;
   Bytes sys_bytes;
-  if (!t.system) {
+  if (!t.system && !unsafe) {
     sys_s = std::make_unique<Buf>(sreg_span, phase);
     sys_r = std::make_unique<Buf>(rreg_span, (phase * 7) % 64);
     fill_send(*sys_s);

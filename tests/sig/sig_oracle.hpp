@@ -91,6 +91,7 @@ struct Tally {
   long sys_checks = 0;    // ... also against the system
   long sys_wrong = 0;     // the system differed from the reference
   long known = 0;         // --system: mismatches of documented defects
+  long unsafe = 0;        // exchanges the system cannot run (system_unsafe)
 };
 Tally &tally();
 

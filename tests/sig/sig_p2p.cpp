@@ -87,7 +87,7 @@ std::string context(const Trial &t, SendCall sc, RecvCall rc, int from, int to,
 // The receiving side: the path under test, then the system's receive of
 // the reference copy; every comparison.
 void receiver(Trial &t, const Side &S, const Side &R, RecvCall rcall, int from,
-              size_t phase, Report &rep) {
+              size_t phase, bool oracle, Report &rep) {
   const P2p &f = t.p2p();
   Buf dst(R.span(), phase);
   keyed_fill(dst, t.key(2));
@@ -98,7 +98,7 @@ void receiver(Trial &t, const Side &S, const Side &R, RecvCall rcall, int from,
   std::unique_ptr<Buf> sys;
   MPI_Status sst;
   int64_t sys_err = 0;
-  if (!t.system) {
+  if (oracle) {
     sys = std::make_unique<Buf>(R.span(), phase);
     keyed_fill(*sys, t.key(2));
     sys_err = err_class(PMPI_Recv(sys->origin(), (int)R.count, R.T, from, kRefTag, t.comm, &sst));
@@ -163,6 +163,11 @@ void run_p2p(Trial &t, const Fixed *fixed) {
   }
   if (!S) return;  // the same on both ranks
   if (fit == Fit::empty) S->count = 0;
+  if (system_unsafe(*S)) {
+    ++tally().unsafe;
+    if (t.system) return;
+  }
+  const bool oracle = !t.system && !system_unsafe(*S);
   SendCall sc = fixed ? S_SEND : (SendCall)(rng() % kSendCalls);
   RecvCall rcall = fixed ? R_RECV : (RecvCall)(rng() % kRecvCalls);
   if (sc == S_SENDRECV || rcall == R_SENDRECV) {
@@ -180,7 +185,7 @@ void run_p2p(Trial &t, const Fixed *fixed) {
     const int rc = send(t.p2p(), sc, src.origin(), (int)S->count, S->T, to, t.comm);
     if (rc != MPI_SUCCESS) rep.fail("send: error class " + std::to_string(err_class(rc)));
     if (src.bytes() != before) rep.fail("the send modified its buffer");
-    if (!t.system) PMPI_Send(src.origin(), (int)S->count, S->T, to, kRefTag, t.comm);
+    if (oracle) PMPI_Send(src.origin(), (int)S->count, S->T, to, kRefTag, t.comm);
     return;
   }
   std::mt19937_64 rrng(rseed);
@@ -188,7 +193,7 @@ void run_p2p(Trial &t, const Fixed *fixed) {
   Report rep(context(t, sc, rcall, from, to, *S, R.get(), fit), t.system);
   if (R) {
     rep.known_system_defect(system_defect(*S, *R));
-    receiver(t, *S, *R, rcall, from, phase_r, rep);
+    receiver(t, *S, *R, rcall, from, phase_r, oracle, rep);
     return;
   }
   // No receiver could be built: take the messages as bytes.
@@ -196,7 +201,7 @@ void run_p2p(Trial &t, const Fixed *fixed) {
   std::vector<unsigned char> sink((size_t)S->bytes() + 1);
   MPI_Status st;
   recv(t.p2p(), rcall, sink.data(), (int)S->bytes(), MPI_BYTE, from, t.comm, &st);
-  if (!t.system) PMPI_Recv(sink.data(), (int)S->bytes(), MPI_BYTE, from, kRefTag, t.comm, &st);
+  if (oracle) PMPI_Recv(sink.data(), (int)S->bytes(), MPI_BYTE, from, kRefTag, t.comm, &st);
 }
 
 }  // namespace sigtest

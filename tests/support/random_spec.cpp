@@ -89,7 +89,7 @@ struct Gen : Draw {
       case 9: return make_struct(depth);
       case 10: return make_subarray(depth);
       case 11: return make_darray(depth);
-      case 12: {  // resized: negative lb common, extent >= 0
+      case 12: {  // resized: negative lb common, extent >= 0 unless wild
         TypeSpecPtr c = child(depth);
         Layout cl = lay(*c);
         if (opt.wild_resize && chance(0.5)) {

@@ -34,6 +34,20 @@ std::vector<int> expand(const Signature &s) {
   return v;
 }
 
+// The prefix function (Knuth-Morris-Pratt): pi[i] is the length of the
+// longest proper prefix of v[0..i] that is also its suffix, so the
+// shortest period of v[0..i] is i + 1 - pi[i].
+std::vector<size_t> prefix_function(const std::vector<int> &v) {
+  std::vector<size_t> pi(v.size(), 0);
+  for (size_t i = 1; i < v.size(); ++i) {
+    size_t k = pi[i - 1];
+    while (k > 0 && v[i] != v[k]) k = pi[k - 1];
+    if (v[i] == v[k]) ++k;
+    pi[i] = k;
+  }
+  return pi;
+}
+
 }  // namespace
 
 std::vector<loom_prim> sig_members(loom_prim p) {
@@ -134,26 +148,31 @@ Signature sig_slice(const Signature &s, int64_t begin, int64_t end) {
 }
 
 int64_t sig_root(const Signature &s, Signature *root) {
-  // Prefix function (Knuth-Morris-Pratt) over the elements: the shortest
-  // period of a string of length n is n - pi[n-1]; it is a root when it
-  // divides n.
+  // The shortest period is a root when it divides the length.
   const std::vector<int> v = expand(s);
   const size_t n = v.size();
   if (n == 0) {
     root->clear();
     return 0;
   }
-  std::vector<size_t> pi(n, 0);
-  for (size_t i = 1; i < n; ++i) {
-    size_t k = pi[i - 1];
-    while (k > 0 && v[i] != v[k]) k = pi[k - 1];
-    if (v[i] == v[k]) ++k;
-    pi[i] = k;
-  }
+  const std::vector<size_t> pi = prefix_function(v);
   size_t p = n - pi[n - 1];
   if (n % p != 0) p = n;
   *root = sig_slice(s, 0, static_cast<int64_t>(p));
   return static_cast<int64_t>(n / p);
+}
+
+int64_t sig_repeated_prefix(const Signature &s, Signature *root) {
+  const std::vector<size_t> pi = prefix_function(expand(s));
+  for (size_t i = pi.size(); i >= 2; --i) {
+    const size_t p = i - pi[i - 1];
+    if (i % p == 0 && i / p >= 2) {
+      *root = sig_slice(s, 0, static_cast<int64_t>(p));
+      return static_cast<int64_t>(i / p);
+    }
+  }
+  root->clear();
+  return 0;
 }
 
 std::string describe(const Signature &s) {

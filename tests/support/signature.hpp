@@ -45,12 +45,21 @@ Signature sig_slice(const Signature &s, int64_t begin, int64_t end);
 // The shortest r with s == r repeated k times; returns k (1 when s is not
 // a repetition; 0 when s is empty).
 int64_t sig_root(const Signature &s, Signature *root);
+// The longest prefix of s that is a shorter r repeated k >= 2 times:
+// returns k (0 when s starts with no repetition).
+int64_t sig_repeated_prefix(const Signature &s, Signature *root);
 // E.g. "double int x3 char x10".
 std::string describe(const Signature &s);
 
 struct SigGenOptions {
   int max_depth = 4;     // constructor levels above the repeated units
   double resize = 0.12;  // chance that a node is wrapped in resized()
+  // Chance that a struct gets explicit bounds (resized to the bounds the
+  // reference gives it).  MPI implementations pad structs their own way
+  // (Open MPI 4.1.4 gives some a larger extent than MPICH and the
+  // reference): a struct repeated at its system extent may then run into
+  // its neighbours where the reference's extent kept it clear.
+  double explicit_bounds = 0.5;
 };
 
 // A random type tree whose one instance has signature s (non-empty): every

@@ -192,7 +192,12 @@ struct SigGen : Draw {
     const int64_t n = sig_elements(s);
     std::vector<int64_t> cut;  // part boundaries, mostly at run boundaries
     const size_t m = (size_t)std::min<int64_t>(n, uni(2, depth > 0 ? 4 : 8));
-    if (s.size() >= m && chance(0.7)) {
+    Signature head_root;
+    const int64_t copies = sig_repeated_prefix(s, &head_root);
+    const int64_t head = copies * sig_elements(head_root);
+    if (copies >= 2 && 2 * head >= n) {
+      cut.push_back(head);  // mostly a repetition (and what follows)
+    } else if (s.size() >= m && chance(0.7)) {
       std::vector<int64_t> at;
       int64_t pos = 0;
       for (size_t i = 0; i + 1 < s.size(); ++i) at.push_back(pos += s[i].n);
@@ -242,7 +247,10 @@ struct SigGen : Draw {
       d[i] = at;
       pos = at + std::max(hi, lo) + (chance(0.25) ? uni(1, 8) : 0);
     }
-    return cover(structure(bls, d, ts));
+    TypeSpecPtr t = cover(structure(bls, d, ts));
+    if (t->kind == Kind::Resized || !chance(opt.explicit_bounds)) return t;
+    const Layout l = reference_layout(*t);
+    return resized(t, l.lb, l.extent());
   }
 
   // A struct with a resized member takes its bounds from that member's
