@@ -1,6 +1,9 @@
 // Reference expectations and verdicts of the signature test.
 #include "sig_oracle.hpp"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -37,7 +40,31 @@ std::string fmt_diff(const std::vector<unsigned char> &want,
   return b;
 }
 
+// The latest report's context, for a crash (a fixed buffer: the signal
+// handler may not allocate).
+char g_current[4096];
+struct sigaction g_previous[NSIG];
+
+extern "C" void on_crash(int sig) {
+  static const char head[] = "\nCRASH (signal) during: ";
+  if (write(2, head, sizeof head - 1) < 0 || write(2, g_current, std::strlen(g_current)) < 0 ||
+      write(2, "\n", 1) < 0) {
+    // nothing more to do: the signal goes on below
+  }
+  sigaction(sig, &g_previous[sig], nullptr);
+  raise(sig);
+}
+
 }  // namespace
+
+void report_crashes() {
+  for (int sig : {SIGABRT, SIGSEGV, SIGBUS, SIGFPE}) {
+    struct sigaction a {};
+    a.sa_handler = on_crash;
+    sigemptyset(&a.sa_mask);
+    sigaction(sig, &a, &g_previous[sig]);
+  }
+}
 
 unsigned char keyed(uint64_t key, int64_t x) {
   return (unsigned char)(mix(key + (uint64_t)x * 0xD1B54A32D192ED03ull) >> 56);
@@ -113,6 +140,7 @@ Report::Report(std::string context, bool system_tested)
     : context_(std::move(context)), system_tested_(system_tested) {
   static const bool trace = std::getenv("LOOM_TEST_TRACE") != nullptr;
   if (trace) std::fprintf(stderr, "%s\n", context_.c_str());
+  std::snprintf(g_current, sizeof g_current, "%s", context_.c_str());
 }
 
 void Report::judge(const std::string &what, bool ok, const int *sys_ok,
@@ -168,6 +196,7 @@ Report::~Report() {
   }
   for (const std::string &n : notes_)
     if (printed++ < kMaxNotes) std::printf("NOTE: %s\n    %s\n", context_.c_str(), n.c_str());
+  if (!notes_.empty()) std::fflush(stdout);
 }
 
 Tally &tally() {

@@ -85,6 +85,12 @@ class Report {
   std::vector<std::string> fails_, notes_;
 };
 
+// On SIGABRT, SIGSEGV, SIGBUS or SIGFPE (a system MPI crashing inside an
+// exchange), prints the context of the latest Report (seed, trial, types)
+// to stderr, then hands the signal to the handler installed before (the
+// MPI's backtrace, the sanitizers' report).  Call after MPI_Init.
+void report_crashes();
+
 // Counters over the run.
 struct Tally {
   long checks = 0;        // comparisons against the reference

@@ -123,6 +123,10 @@ int parse(int argc, char **argv, Options *o) {
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
+  // One write per report (a report spans several lines): ranks' reports
+  // then rarely interleave.
+  static char out[1 << 16];
+  std::setvbuf(stdout, out, _IOFBF, sizeof out);
   Options o;
   const int p = parse(argc, argv, &o);
   if (p != 0) {
@@ -134,6 +138,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &t.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &t.size);
   if (!dropin_active()) failf("the drop-in is not in front of the system MPI");
+  report_crashes();
   if (!o.seed_given) {  // rank 0's clock, for every rank
     o.seed = (uint64_t)std::chrono::system_clock::now().time_since_epoch().count() ^
              ((uint64_t)getpid() << 32);
