@@ -10,10 +10,13 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
+
+#include "mpi_test.hpp"
 
 namespace {
 
@@ -64,17 +67,6 @@ namespace {
 constexpr int64_t kBlocks = 5284000;
 constexpr int64_t kRun = 127, kStride = 128;
 constexpr uint32_t kCanary = 0xfeedfaceu;
-int g_fail = 0;
-
-#define CHECK(cond, ...)                                    \
-  do {                                                      \
-    if (!(cond)) {                                          \
-      std::fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-      std::fprintf(stderr, __VA_ARGS__);                    \
-      std::fprintf(stderr, "\n");                           \
-      ++g_fail;                                             \
-    }                                                       \
-  } while (0)
 
 uint32_t value(int64_t i, uint32_t salt) { return (uint32_t)(i * 2654435761u) ^ salt; }
 
@@ -82,7 +74,7 @@ uint32_t value(int64_t i, uint32_t salt) { return (uint32_t)(i * 2654435761u) ^ 
 void expect_wire(MPI_Datatype user, int64_t packed, const char *what) {
   MPI_Count size = -1;
   if (g_sys_type != MPI_DATATYPE_NULL) PMPI_Type_size_x(g_sys_type, &size);
-  CHECK(g_sys_type != user && g_sys_count == 1 && size == packed,
+  EXPECT_MSG(g_sys_type != user && g_sys_count == 1 && size == packed,
         "%s: the system got count %d of a type of %lld bytes, not one message of %lld "
         "staged bytes",
         what, g_sys_count, (long long)size, (long long)packed);
@@ -99,7 +91,7 @@ void expect_data(const std::vector<uint32_t> &buf, uint32_t salt, const char *wh
       ++bad;
     }
   }
-  CHECK(bad == 0, "%s: %lld wrong ints, first at int %lld", what, (long long)bad,
+  EXPECT_MSG(bad == 0, "%s: %lld wrong ints, first at int %lld", what, (long long)bad,
         (long long)first);
 }
 
@@ -132,7 +124,7 @@ int main(int argc, char **argv) {
   if (rank == 0) {
     fill(buf, salt0);
     double t = MPI_Wtime();
-    CHECK(MPI_Send(buf.data(), 1, vec, peer, 1, MPI_COMM_WORLD) == MPI_SUCCESS, "Send");
+    EXPECT_MSG(MPI_Send(buf.data(), 1, vec, peer, 1, MPI_COMM_WORLD) == MPI_SUCCESS, "Send");
     expect_wire(vec, packed, "Send");
     std::printf("rank 0: Send of %lld packed bytes %.2f s\n", (long long)packed,
                 MPI_Wtime() - t);
@@ -140,15 +132,15 @@ int main(int argc, char **argv) {
     std::fill(buf.begin(), buf.end(), kCanary);
     MPI_Status st;
     double t = MPI_Wtime();
-    CHECK(MPI_Recv(buf.data(), 1, vec, peer, 1, MPI_COMM_WORLD, &st) == MPI_SUCCESS, "Recv");
+    EXPECT_MSG(MPI_Recv(buf.data(), 1, vec, peer, 1, MPI_COMM_WORLD, &st) == MPI_SUCCESS, "Recv");
     std::printf("rank 1: Recv %.2f s\n", MPI_Wtime() - t);
     expect_wire(vec, packed, "Recv");
     int count = -1;
     MPI_Get_count(&st, vec, &count);
-    CHECK(count == 1, "Get_count %d, want 1", count);
+    EXPECT_MSG(count == 1, "Get_count %d, want 1", count);
     MPI_Count elems = -1;
     MPI_Get_elements_x(&st, MPI_INT, &elems);
-    CHECK(elems == kBlocks * kRun, "Get_elements_x %lld, want %lld", (long long)elems,
+    EXPECT_MSG(elems == kBlocks * kRun, "Get_elements_x %lld, want %lld", (long long)elems,
           (long long)(kBlocks * kRun));
     expect_data(buf, salt0, "blocking");
   }
@@ -157,25 +149,21 @@ int main(int argc, char **argv) {
   MPI_Request req;
   if (rank == 1) {
     fill(buf, salt1);
-    CHECK(MPI_Isend(buf.data(), 1, vec, peer, 2, MPI_COMM_WORLD, &req) == MPI_SUCCESS, "Isend");
+    EXPECT_MSG(MPI_Isend(buf.data(), 1, vec, peer, 2, MPI_COMM_WORLD, &req) == MPI_SUCCESS, "Isend");
     expect_wire(vec, packed, "Isend");
-    CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "Wait (send)");
+    EXPECT_MSG(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "Wait (send)");
   } else {
     std::fill(buf.begin(), buf.end(), kCanary);
-    CHECK(MPI_Irecv(buf.data(), 1, vec, peer, 2, MPI_COMM_WORLD, &req) == MPI_SUCCESS, "Irecv");
+    EXPECT_MSG(MPI_Irecv(buf.data(), 1, vec, peer, 2, MPI_COMM_WORLD, &req) == MPI_SUCCESS, "Irecv");
     expect_wire(vec, packed, "Irecv");
     MPI_Status st;
-    CHECK(MPI_Wait(&req, &st) == MPI_SUCCESS, "Wait (recv)");
+    EXPECT_MSG(MPI_Wait(&req, &st) == MPI_SUCCESS, "Wait (recv)");
     int count = -1;
     MPI_Get_count(&st, vec, &count);
-    CHECK(count == 1, "Get_count %d, want 1", count);
+    EXPECT_MSG(count == 1, "Get_count %d, want 1", count);
     expect_data(buf, salt1, "nonblocking");
   }
 
   MPI_Type_free(&vec);
-  int fails = 0;
-  MPI_Allreduce(&g_fail, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0) std::printf("p2p_large: %s\n", fails ? "FAILED" : "passed");
-  MPI_Finalize();
-  return fails ? 1 : 0;
+  return loomtest::finish("p2p_large");
 }

@@ -17,25 +17,16 @@
 #include <cstring>
 #include <vector>
 
+#include "mpi_test.hpp"
+
 namespace {
 
 long g_contents_calls = 0;
-int g_fail = 0;
 
 template <class F>
 F next(const char *name) {
   return reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
 }
-
-#define CHECK(cond, ...)                                        \
-  do {                                                          \
-    if (!(cond)) {                                              \
-      std::fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-      std::fprintf(stderr, __VA_ARGS__);                        \
-      std::fprintf(stderr, "\n");                               \
-      ++g_fail;                                                 \
-    }                                                           \
-  } while (0)
 
 }  // namespace
 
@@ -70,18 +61,18 @@ int main(int argc, char **argv) {
   for (int i = 0; i < n; i++) d[i] = 16 * (MPI_Aint)i;
   MPI_Type_create_struct(n, bl.data(), d.data(), ty.data(), &st);
   long before = g_contents_calls;
-  CHECK(MPI_Type_commit(&st) == MPI_SUCCESS, "commit of the struct");
+  EXPECT_MSG(MPI_Type_commit(&st) == MPI_SUCCESS, "commit of the struct");
   long calls = g_contents_calls - before;
-  CHECK(calls <= 4, "commit of a %d-block struct made %ld get_contents calls (want O(1))", n,
+  EXPECT_MSG(calls <= 4, "commit of a %d-block struct made %ld get_contents calls (want O(1))", n,
         calls);
   std::vector<int> in(4 * (size_t)n), a(2 * (size_t)n), b(2 * (size_t)n);
   for (size_t i = 0; i < in.size(); i++) in[i] = (int)(i * 7 + 1);
   int pa = 0, pb = 0;
-  CHECK(MPI_Pack(in.data(), 1, st, a.data(), (int)(a.size() * 4), &pa, MPI_COMM_WORLD) ==
+  EXPECT_MSG(MPI_Pack(in.data(), 1, st, a.data(), (int)(a.size() * 4), &pa, MPI_COMM_WORLD) ==
             MPI_SUCCESS,
         "MPI_Pack of the struct");
   PMPI_Pack(in.data(), 1, st, b.data(), (int)(b.size() * 4), &pb, MPI_COMM_WORLD);
-  CHECK(pa == pb && std::memcmp(a.data(), b.data(), (size_t)pa) == 0,
+  EXPECT_MSG(pa == pb && std::memcmp(a.data(), b.data(), (size_t)pa) == 0,
         "the struct packs differently from the system (%d vs %d bytes)", pa, pb);
   MPI_Type_free(&st);
 
@@ -93,12 +84,12 @@ int main(int argc, char **argv) {
   MPI_Type_create_struct(2, b2, d2, t2, &pair);
   MPI_Type_contiguous(1000000, pair, &row);
   MPI_Type_vector(2147483647, 1, 2, row, &huge);
-  CHECK(MPI_Type_commit(&huge) == MPI_SUCCESS, "commit of the huge vector");
+  EXPECT_MSG(MPI_Type_commit(&huge) == MPI_SUCCESS, "commit of the huge vector");
   MPI_Aint ext32 = -1;
-  CHECK(MPI_Pack_external_size("external32", 1, huge, &ext32) == MPI_SUCCESS,
+  EXPECT_MSG(MPI_Pack_external_size("external32", 1, huge, &ext32) == MPI_SUCCESS,
         "MPI_Pack_external_size of the huge vector");
   const MPI_Aint want = (MPI_Aint)2147483647 * 1000000 * 12;
-  CHECK(ext32 == want, "external32 size %lld, want %lld", (long long)ext32, (long long)want);
+  EXPECT_MSG(ext32 == want, "external32 size %lld, want %lld", (long long)ext32, (long long)want);
   // A small count of the same element type still packs as the system does.
   MPI_Datatype small;
   MPI_Type_vector(100, 1, 2, pair, &small);
@@ -108,14 +99,12 @@ int main(int argc, char **argv) {
   pa = pb = 0;
   MPI_Pack(sin.data(), 1, small, sa.data(), (int)sa.size(), &pa, MPI_COMM_WORLD);
   PMPI_Pack(sin.data(), 1, small, sb.data(), (int)sb.size(), &pb, MPI_COMM_WORLD);
-  CHECK(pa == pb && std::memcmp(sa.data(), sb.data(), (size_t)pa) == 0,
+  EXPECT_MSG(pa == pb && std::memcmp(sa.data(), sb.data(), (size_t)pa) == 0,
         "vector of struct{int,double} packs differently from the system");
   MPI_Type_free(&small);
   MPI_Type_free(&huge);
   MPI_Type_free(&row);
   MPI_Type_free(&pair);
   MPI_Type_free(&c2);
-  std::printf("commit_cost: %s\n", g_fail ? "FAILED" : "passed");
-  MPI_Finalize();
-  return g_fail ? 1 : 0;
+  return loomtest::finish("commit_cost");
 }
