@@ -221,21 +221,29 @@ void run_alltoallw(Trial &t) {
                               rc.data(), rdi.data(), rt.data(), t.comm, q);
         });
   };
-  Report whole("alltoallw [" + path.name() + "] rank " + std::to_string(me) + ", " + t.where(),
-               t.system);
+  // A report per block (its pair's types), then one for the rest that
+  // names every block received here (made last, so that a crash report
+  // names them all).
   std::vector<std::unique_ptr<Report>> per_block(P);
+  std::string blocks_here, defect;
   for (int i = 0; i < P; ++i) {
     const Side *S = in[(size_t)i].send.get(), *R = rs[(size_t)i];
     if (!S) continue;
+    const std::string detail = "\n    from rank " + std::to_string(i) + ": send " + S->desc() +
+                               "\n      recv " + R->desc();
+    blocks_here += detail;
     per_block[(size_t)i] = std::make_unique<Report>(
         "alltoallw [" + path.name() + "] rank " + std::to_string(i) + " -> " +
             std::to_string(me) + ", " + t.where() + "\n    send " + S->desc() + "\n    recv " +
             R->desc() + "\n    message " + describe_message(*S),
         t.system);
-    const std::string defect = system_defect(*S, *R);
-    per_block[(size_t)i]->known_system_defect(defect);
-    if (!defect.empty()) whole.known_system_defect(defect);
+    per_block[(size_t)i]->known_system_defect(system_defect(*S, *R));
+    if (defect.empty()) defect = system_defect(*S, *R);
   }
+  Report whole("alltoallw [" + path.name() + "] rank " + std::to_string(me) + ", " + t.where() +
+                   blocks_here,
+               t.system);
+  whole.known_system_defect(defect);
   Buf sb(sreg_span, phase), rb(rreg_span, (phase * 7) % 64);
   fill_send(sb);
   keyed_fill(rb, t.key(2, (uint64_t)me));

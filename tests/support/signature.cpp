@@ -79,20 +79,22 @@ void sig_append(Signature *s, const Signature &t, int64_t times) {
     for (const SigRun &r : t) sig_append(s, r.prim, r.n);
 }
 
-Signature signature_of(const TypeSpec &t) {
+Signature signature_of(const TypeSpec &t, bool split_pairs) {
   Signature s;
   if (t.kind == Kind::Prim) {
-    for (loom_prim m : sig_members(t.prim)) sig_append(&s, m, 1);
+    if (!split_pairs) sig_append(&s, t.prim, 1);
+    else
+      for (loom_prim m : sig_members(t.prim)) sig_append(&s, m, 1);
     return s;
   }
   if (t.kind == Kind::Struct) {
     for (size_t i = 0; i < t.types.size(); ++i)
-      sig_append(&s, signature_of(*t.types[i]), t.blocklens[i]);
+      sig_append(&s, signature_of(*t.types[i], split_pairs), t.blocklens[i]);
     return s;
   }
   // Every other constructor repeats its one old type: the signature is the
   // old type's, once per copy.
-  const Signature c = signature_of(*t.child);
+  const Signature c = signature_of(*t.child, split_pairs);
   int64_t copies = 1;
   switch (t.kind) {
     case Kind::Contig: copies = t.count; break;
@@ -111,7 +113,7 @@ Signature signature_of(const TypeSpec &t) {
                                std::multiplies<int64_t>());
       break;
     case Kind::Darray: {  // the reference knows which indices this rank owns
-      const int64_t per = sig_elements(c);
+      const int64_t per = sig_elements(signature_of(*t.child));
       copies = per ? reference_layout(t).nelems / per : 0;
       break;
     }

@@ -17,7 +17,8 @@
 
 namespace loomtest {
 
-// `n` consecutive basic elements of type `prim` (never a pair type).
+// `n` consecutive basic elements of type `prim` (a pair type only in
+// signature_of(t, false)).
 struct SigRun {
   loom_prim prim;
   int64_t n;
@@ -35,8 +36,9 @@ loom_prim pair_of(loom_prim a, loom_prim b);
 void sig_append(Signature *s, loom_prim p, int64_t n);
 void sig_append(Signature *s, const Signature &t, int64_t times = 1);
 
-// The signature of one instance of t.
-Signature signature_of(const TypeSpec &t);
+// The signature of one instance of t; with split_pairs false, pair types
+// stay one element each (as MPICH 4.0.2 treats them).
+Signature signature_of(const TypeSpec &t, bool split_pairs = true);
 
 int64_t sig_elements(const Signature &s);  // basic elements
 int64_t sig_bytes(const Signature &s);     // their bytes (the type size)
