@@ -20,9 +20,12 @@ int isend_staged(IsendFn sys, bool persistent, const void *buf, int count,
                  MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                  MPI_Request *req);
 
-// MPI_Recv_init through staging (unpacked at each completion).
-int recv_init_staged(void *buf, int count, MPI_Datatype dt, int source,
-                     int tag, MPI_Comm comm, MPI_Request *req);
+using IrecvFn = int (*)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+
+// MPI_Irecv or, with persistent set, MPI_Recv_init (sys: the system's
+// call) through staging, unpacked at each completion.
+int irecv_any(IrecvFn sys, bool persistent, void *buf, int count, MPI_Datatype dt,
+              int source, int tag, MPI_Comm comm, MPI_Request *req);
 
 // A status to hand the system when the user passed MPI_STATUS_IGNORE but
 // Loom needs the byte count.

@@ -44,7 +44,7 @@ LOOM_MPI_EXPORT int MPI_Recv_init(void *buf, int count, MPI_Datatype dt,
                                   int source, int tag, MPI_Comm comm,
                                   MPI_Request *req) {
   return guarded(comm, [&]() -> int {
-    return recv_init_staged(buf, count, dt, source, tag, comm, req);
+    return irecv_any(PMPI_Recv_init, true, buf, count, dt, source, tag, comm, req);
   });
 }
 

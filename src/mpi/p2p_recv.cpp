@@ -62,8 +62,8 @@ int mrecv_staged(const Side &s, void *buf, int count, MPI_Datatype dt,
 
 }  // namespace
 
-int recv_init_staged(void *buf, int count, MPI_Datatype dt, int source,
-                     int tag, MPI_Comm comm, MPI_Request *req) {
+int irecv_any(IrecvFn sys, bool persistent, void *buf, int count, MPI_Datatype dt,
+              int source, int tag, MPI_Comm comm, MPI_Request *req) {
   poll_detached();
   Side s;
   if (source != MPI_PROC_NULL && req) {
@@ -71,13 +71,13 @@ int recv_init_staged(void *buf, int count, MPI_Datatype dt, int source,
     if (rc != MPI_SUCCESS) return raise(comm, rc);
   }
   if (s.type) {
-    int rc = irecv_staged(s, comm, true, req, [&](char *d, Wire w, MPI_Request *r) {
-      return PMPI_Recv_init(d, w.count, w.type, source, tag, comm, r);
+    int rc = irecv_staged(s, comm, persistent, req, [&](char *d, Wire w, MPI_Request *r) {
+      return sys(d, w.count, w.type, source, tag, comm, r);
     });
     if (rc != kFallback) return rc;
   }
   SysArgs a = sys_args(s, buf, count, dt);
-  return PMPI_Recv_init(a.buf, a.count, a.dt, source, tag, comm, req);
+  return sys(a.buf, a.count, a.dt, source, tag, comm, req);
 }
 
 }  // namespace loom_mpi
@@ -119,20 +119,7 @@ LOOM_MPI_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source,
 LOOM_MPI_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source,
                               int tag, MPI_Comm comm, MPI_Request *req) {
   return guarded(comm, [&]() -> int {
-    poll_detached();
-    Side s;
-    if (source != MPI_PROC_NULL && req) {
-      int rc = classify(buf, count, dt, &s, Use::recv);
-      if (rc != MPI_SUCCESS) return raise(comm, rc);
-    }
-    if (s.type) {
-      int rc = irecv_staged(s, comm, false, req, [&](char *d, Wire w, MPI_Request *r) {
-        return PMPI_Irecv(d, w.count, w.type, source, tag, comm, r);
-      });
-      if (rc != kFallback) return rc;
-    }
-    SysArgs a = sys_args(s, buf, count, dt);
-    return PMPI_Irecv(a.buf, a.count, a.dt, source, tag, comm, req);
+    return irecv_any(PMPI_Irecv, false, buf, count, dt, source, tag, comm, req);
   });
 }
 
