@@ -295,6 +295,43 @@ LOOM_API loom_status loom_unpack_external32(const void *inbuf, size_t insize,
                                    int64_t count, loom_type t);
 /** @} */
 
+/** @name Layout serialization
+ *  A committed type's memory layout as a compact byte string, for a process
+ *  that must walk another process's buffer (single-copy transfers with
+ *  process_vm_readv): the encoding is as large as the type's compiled plan,
+ *  never as large as the data it describes (a vector of 10^8 blocks encodes
+ *  in a few dozen bytes; indexed levels carry their displacement and length
+ *  arrays), and holds what a cursor over any count of instances needs (the
+ *  plan, lb, extent, true bounds, size).  The format is private to Loom and
+ *  versioned; both sides must run the same Loom release.
+ *  @{ */
+/** Deepest plan (levels of nested loops) an encoding may hold; deeper types
+ *  do not encode (LOOM_ERR_OVERFLOW) and deeper encodings do not decode. */
+#define LOOM_LAYOUT_MAX_DEPTH 64
+/** Encodes committed @p t into @p buf (@p cap bytes); *len gets the length
+ *  of the encoding in every case that gets that far.  LOOM_ERR_TYPE for a
+ *  null or uncommitted type, LOOM_ERR_TRUNCATE (nothing written) when the
+ *  encoding needs more than @p cap bytes: call with a null @p buf and
+ *  @p cap 0 to learn the length.  Deterministic: equal layouts built the
+ *  same way encode to equal bytes. */
+LOOM_API loom_status loom_layout_encode(loom_type t, void *buf, size_t cap, size_t *len);
+/** Rebuilds a committed type from @p len bytes at @p buf.  Its cursors
+ *  (loom_cursor_*, loom_pack, loom_unpack and the range calls, for any
+ *  count) walk exactly the byte runs of the encoded type's, in the same
+ *  order; it has the encoded type's size, lb, extent and true bounds.  It
+ *  describes bytes, not elements: its combiner is LOOM_COMBINER_NAMED, its
+ *  element kind LOOM_BYTE, one element per byte (external32 moves it
+ *  unchanged).  Every encoding is validated before use: malformed, truncated
+ *  or inconsistent input (trailing bytes included) gives LOOM_ERR_ARG with
+ *  *out untouched, in time and memory linear in @p len.  Release the type
+ *  with loom_type_free(). */
+LOOM_API loom_status loom_layout_decode(const void *buf, size_t len, loom_type *out);
+/** A 64-bit hash (XXH3) of an encoding, to key caches of decoded types:
+ *  equal encodings have equal ids, different ones collide with probability
+ *  about 2^-64.  0 for a null @p buf with a nonzero @p len. */
+LOOM_API uint64_t loom_layout_id(const void *buf, size_t len);
+/** @} */
+
 /** A short English message for a status code. */
 LOOM_API const char *loom_status_string(loom_status s);
 
