@@ -6,6 +6,7 @@
 //       loom bench p2p  [--case REGEX] [--reps N] [--json FILE] [--quick] [--no-bw] ...
 //   mpiexec -n 2 env LD_PRELOAD=... loom bench coll [same options]
 //   loom bench engine [--quick] [--json FILE] [--csv FILE]
+//   loom bench cma [--quick] [--reps N] [--budget SECONDS] [--json FILE] [--csv FILE]
 //   loom bench summary FILE.json...
 //   loom info [--markdown]
 //
@@ -30,6 +31,7 @@
 
 #include "bench/bench_json.h"
 #include "bench/cases.h"
+#include "bench/cma_bench.h"
 #include "bench/coll_bench.h"
 #include "bench/harness.h"
 #include "bench/commit_mpi.h"
@@ -288,6 +290,23 @@ int main(int argc, char **argv) {
   engine->add_flag("--quick", ea.quick, "smoke test: small sizes");
   add_output_options(engine, ea.json, ea.csv);
 
+  loom_bench::CmaBenchArgs ca;
+  auto *cma = bench->add_subcommand(
+      "cma",
+      "single-copy transfers between two processes on one node with process_vm_readv "
+      "(no MPI): a vector layout (blocks of 8 B to 64 KiB) moved by paired iovec "
+      "batches, one call per block, pack + contiguous read + unpack, and a scatter "
+      "from the sender's packed buffer, against memcpy of the same bytes "
+      "(scripts/plot_cma.py draws the JSON)");
+  cma->add_flag("--quick", ca.quick, "smoke test: small sizes, verification and two rounds");
+  cma->add_option("--reps", ca.reps,
+                  "timed rounds per case (default: as many as fit in --budget)")
+      ->check(CLI::PositiveNumber);
+  cma->add_option("--budget", ca.budget,
+                  "seconds of timed rounds per case when --reps is not given")
+      ->check(CLI::PositiveNumber);
+  add_output_options(cma, ca.json, ca.csv);
+
   bool info_markdown = false;
   auto *info = app.add_subcommand(
       "info",
@@ -311,6 +330,8 @@ int main(int argc, char **argv) {
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
   }
   int rc = 0;
+  // No MPI: the sender is a forked process, and MPI libraries dislike fork.
+  if (cma->parsed()) return loom_bench::bench_cma(ca, run_info(ca.quick, "median"));
   if (engine->parsed()) {
     MPI_Init(&argc, &argv);
     rc = loom_bench::bench_engine(ea, run_info(ea.quick, "median"), loom_bench::mpi_commit_table);
