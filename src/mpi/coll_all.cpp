@@ -2,7 +2,7 @@
 // MPI_Alltoall(v,w) and their nonblocking forms (see coll_call.hpp for the
 // steps every collective takes).
 #include "coll_call.hpp"
-#include "errors.hpp"
+#include "progress.hpp"
 
 using namespace loom_mpi;
 using namespace loom_mpi::coll;
@@ -118,7 +118,7 @@ int alltoall(Variant var, const void *sbuf, int scount, const int *scounts,
 
 LOOM_MPI_EXPORT int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype,
                                   void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     return allgather(sbuf, scount, stype, rbuf, rcount, false, nullptr, nullptr, rtype, comm,
                      nullptr);
   });
@@ -127,7 +127,7 @@ LOOM_MPI_EXPORT int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype sty
 LOOM_MPI_EXPORT int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype,
                                    void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm,
                                    MPI_Request *req) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     if (!req) return PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
     return allgather(sbuf, scount, stype, rbuf, rcount, false, nullptr, nullptr, rtype, comm,
                      req);
@@ -137,7 +137,7 @@ LOOM_MPI_EXPORT int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype st
 LOOM_MPI_EXPORT int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype,
                                    void *rbuf, const int *rcounts, const int *displs,
                                    MPI_Datatype rtype, MPI_Comm comm) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     return allgather(sbuf, scount, stype, rbuf, 0, true, rcounts, displs, rtype, comm, nullptr);
   });
 }
@@ -145,7 +145,7 @@ LOOM_MPI_EXPORT int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype st
 LOOM_MPI_EXPORT int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype,
                                     void *rbuf, const int *rcounts, const int *displs,
                                     MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     if (!req)
       return PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req);
     return allgather(sbuf, scount, stype, rbuf, 0, true, rcounts, displs, rtype, comm, req);
@@ -154,7 +154,7 @@ LOOM_MPI_EXPORT int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype s
 
 LOOM_MPI_EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype,
                                  void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     return alltoall(Variant::uniform, sbuf, scount, nullptr, nullptr, stype, nullptr, rbuf,
                     rcount, nullptr, nullptr, rtype, nullptr, comm, nullptr);
   });
@@ -163,7 +163,7 @@ LOOM_MPI_EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype styp
 LOOM_MPI_EXPORT int MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype,
                                   void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm,
                                   MPI_Request *req) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     if (!req) return PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
     return alltoall(Variant::uniform, sbuf, scount, nullptr, nullptr, stype, nullptr, rbuf,
                     rcount, nullptr, nullptr, rtype, nullptr, comm, req);
@@ -173,7 +173,7 @@ LOOM_MPI_EXPORT int MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype sty
 LOOM_MPI_EXPORT int MPI_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
                                   MPI_Datatype stype, void *rbuf, const int *rcounts,
                                   const int *rdispls, MPI_Datatype rtype, MPI_Comm comm) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     return alltoall(Variant::v, sbuf, 0, scounts, sdispls, stype, nullptr, rbuf, 0, rcounts,
                     rdispls, rtype, nullptr, comm, nullptr);
   });
@@ -183,7 +183,7 @@ LOOM_MPI_EXPORT int MPI_Ialltoallv(const void *sbuf, const int *scounts, const i
                                    MPI_Datatype stype, void *rbuf, const int *rcounts,
                                    const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
                                    MPI_Request *req) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     if (!req)
       return PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype,
                              comm, req);
@@ -196,7 +196,7 @@ LOOM_MPI_EXPORT int MPI_Alltoallw(const void *sbuf, const int *scounts, const in
                                   const MPI_Datatype *stypes, void *rbuf, const int *rcounts,
                                   const int *rdispls, const MPI_Datatype *rtypes,
                                   MPI_Comm comm) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     return alltoall(Variant::w, sbuf, 0, scounts, sdispls, MPI_DATATYPE_NULL, stypes, rbuf, 0,
                     rcounts, rdispls, MPI_DATATYPE_NULL, rtypes, comm, nullptr);
   });
@@ -207,7 +207,7 @@ LOOM_MPI_EXPORT int MPI_Ialltoallw(const void *sbuf, const int *scounts, const i
                                    const int *rcounts, const int *rdispls,
                                    const MPI_Datatype *rtypes, MPI_Comm comm,
                                    MPI_Request *req) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     if (!req)
       return PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
                              comm, req);

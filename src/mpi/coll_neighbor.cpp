@@ -6,7 +6,7 @@
 // standard leaves those receive blocks untouched.
 #include "coll_call.hpp"
 #include "coll_topo.hpp"
-#include "errors.hpp"
+#include "progress.hpp"
 
 using namespace loom_mpi;
 using namespace loom_mpi::coll;
@@ -154,7 +154,7 @@ int neighbor_alltoall(Variant var, const void *sbuf, int scount, const int *scou
 LOOM_MPI_EXPORT int MPI_Neighbor_allgather(const void *sbuf, int scount, MPI_Datatype stype,
                                            void *rbuf, int rcount, MPI_Datatype rtype,
                                            MPI_Comm comm) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     return neighbor_allgather(sbuf, scount, stype, rbuf, rcount, false, nullptr, nullptr,
                               rtype, comm, nullptr);
   });
@@ -164,7 +164,7 @@ LOOM_MPI_EXPORT int MPI_Ineighbor_allgather(const void *sbuf, int scount,
                                             MPI_Datatype stype, void *rbuf, int rcount,
                                             MPI_Datatype rtype, MPI_Comm comm,
                                             MPI_Request *req) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     if (!req)
       return PMPI_Ineighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
     return neighbor_allgather(sbuf, scount, stype, rbuf, rcount, false, nullptr, nullptr,
@@ -176,7 +176,7 @@ LOOM_MPI_EXPORT int MPI_Neighbor_allgatherv(const void *sbuf, int scount, MPI_Da
                                             void *rbuf, const int *rcounts,
                                             const int *displs, MPI_Datatype rtype,
                                             MPI_Comm comm) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     return neighbor_allgather(sbuf, scount, stype, rbuf, 0, true, rcounts, displs, rtype, comm,
                               nullptr);
   });
@@ -187,7 +187,7 @@ LOOM_MPI_EXPORT int MPI_Ineighbor_allgatherv(const void *sbuf, int scount,
                                              const int *rcounts, const int *displs,
                                              MPI_Datatype rtype, MPI_Comm comm,
                                              MPI_Request *req) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     if (!req)
       return PMPI_Ineighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm,
                                        req);
@@ -199,7 +199,7 @@ LOOM_MPI_EXPORT int MPI_Ineighbor_allgatherv(const void *sbuf, int scount,
 LOOM_MPI_EXPORT int MPI_Neighbor_alltoall(const void *sbuf, int scount, MPI_Datatype stype,
                                           void *rbuf, int rcount, MPI_Datatype rtype,
                                           MPI_Comm comm) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     return neighbor_alltoall(Variant::uniform, sbuf, scount, nullptr, nullptr, nullptr, stype,
                              nullptr, rbuf, rcount, nullptr, nullptr, nullptr, rtype, nullptr,
                              comm, nullptr);
@@ -209,7 +209,7 @@ LOOM_MPI_EXPORT int MPI_Neighbor_alltoall(const void *sbuf, int scount, MPI_Data
 LOOM_MPI_EXPORT int MPI_Ineighbor_alltoall(const void *sbuf, int scount, MPI_Datatype stype,
                                            void *rbuf, int rcount, MPI_Datatype rtype,
                                            MPI_Comm comm, MPI_Request *req) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     if (!req)
       return PMPI_Ineighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
     return neighbor_alltoall(Variant::uniform, sbuf, scount, nullptr, nullptr, nullptr, stype,
@@ -223,7 +223,7 @@ LOOM_MPI_EXPORT int MPI_Neighbor_alltoallv(const void *sbuf, const int *scounts,
                                            void *rbuf, const int *rcounts,
                                            const int *rdispls, MPI_Datatype rtype,
                                            MPI_Comm comm) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     return neighbor_alltoall(Variant::v, sbuf, 0, scounts, sdispls, nullptr, stype, nullptr,
                              rbuf, 0, rcounts, rdispls, nullptr, rtype, nullptr, comm, nullptr);
   });
@@ -234,7 +234,7 @@ LOOM_MPI_EXPORT int MPI_Ineighbor_alltoallv(const void *sbuf, const int *scounts
                                             void *rbuf, const int *rcounts,
                                             const int *rdispls, MPI_Datatype rtype,
                                             MPI_Comm comm, MPI_Request *req) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     if (!req)
       return PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
                                       rtype, comm, req);
@@ -248,7 +248,7 @@ LOOM_MPI_EXPORT int MPI_Neighbor_alltoallw(const void *sbuf, const int *scounts,
                                            const MPI_Datatype *stypes, void *rbuf,
                                            const int *rcounts, const MPI_Aint *rdispls,
                                            const MPI_Datatype *rtypes, MPI_Comm comm) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     return neighbor_alltoall(Variant::w, sbuf, 0, scounts, nullptr, sdispls, MPI_DATATYPE_NULL,
                              stypes, rbuf, 0, rcounts, nullptr, rdispls, MPI_DATATYPE_NULL,
                              rtypes, comm, nullptr);
@@ -261,7 +261,7 @@ LOOM_MPI_EXPORT int MPI_Ineighbor_alltoallw(const void *sbuf, const int *scounts
                                             const int *rcounts, const MPI_Aint *rdispls,
                                             const MPI_Datatype *rtypes, MPI_Comm comm,
                                             MPI_Request *req) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     if (!req)
       return PMPI_Ineighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
                                       rtypes, comm, req);

@@ -4,7 +4,7 @@
 // rank are looked at: at a non-root the root's buffer arguments may be
 // anything.
 #include "coll_call.hpp"
-#include "errors.hpp"
+#include "progress.hpp"
 
 using namespace loom_mpi;
 using namespace loom_mpi::coll;
@@ -138,14 +138,14 @@ int scatter(const void *sbuf, int scount, bool v, const int *scounts, const int 
 
 LOOM_MPI_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root,
                               MPI_Comm comm) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     return bcast(buf, count, type, root, comm, nullptr);
   });
 }
 
 LOOM_MPI_EXPORT int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root,
                                MPI_Comm comm, MPI_Request *req) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     if (!req) return PMPI_Ibcast(buf, count, type, root, comm, req);
     return bcast(buf, count, type, root, comm, req);
   });
@@ -153,7 +153,7 @@ LOOM_MPI_EXPORT int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root
 
 LOOM_MPI_EXPORT int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                                int rcount, MPI_Datatype rtype, int root, MPI_Comm comm) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     return gather(sbuf, scount, stype, rbuf, rcount, false, nullptr, nullptr, rtype, root, comm,
                   nullptr);
   });
@@ -162,7 +162,7 @@ LOOM_MPI_EXPORT int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype,
 LOOM_MPI_EXPORT int MPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                                 int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
                                 MPI_Request *req) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     if (!req) return PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
     return gather(sbuf, scount, stype, rbuf, rcount, false, nullptr, nullptr, rtype, root, comm, req);
   });
@@ -171,7 +171,7 @@ LOOM_MPI_EXPORT int MPI_Igather(const void *sbuf, int scount, MPI_Datatype stype
 LOOM_MPI_EXPORT int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                                 const int *rcounts, const int *displs, MPI_Datatype rtype,
                                 int root, MPI_Comm comm) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     return gather(sbuf, scount, stype, rbuf, 0, true, rcounts, displs, rtype,
                   root, comm, nullptr);
   });
@@ -181,7 +181,7 @@ LOOM_MPI_EXPORT int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype styp
                                  void *rbuf, const int *rcounts, const int *displs,
                                  MPI_Datatype rtype, int root, MPI_Comm comm,
                                  MPI_Request *req) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     if (!req)
       return PMPI_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req);
     return gather(sbuf, scount, stype, rbuf, 0, true, rcounts, displs, rtype,
@@ -191,7 +191,7 @@ LOOM_MPI_EXPORT int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype styp
 
 LOOM_MPI_EXPORT int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                                 int rcount, MPI_Datatype rtype, int root, MPI_Comm comm) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     return scatter(sbuf, scount, false, nullptr, nullptr, stype, rbuf, rcount, rtype, root, comm,
                    nullptr);
   });
@@ -200,7 +200,7 @@ LOOM_MPI_EXPORT int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype
 LOOM_MPI_EXPORT int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype,
                                  void *rbuf, int rcount, MPI_Datatype rtype, int root,
                                  MPI_Comm comm, MPI_Request *req) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     if (!req) return PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
     return scatter(sbuf, scount, false, nullptr, nullptr, stype, rbuf, rcount, rtype, root, comm,
                    req);
@@ -210,7 +210,7 @@ LOOM_MPI_EXPORT int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype styp
 LOOM_MPI_EXPORT int MPI_Scatterv(const void *sbuf, const int *scounts, const int *displs,
                                  MPI_Datatype stype, void *rbuf, int rcount,
                                  MPI_Datatype rtype, int root, MPI_Comm comm) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     return scatter(sbuf, 0, true, scounts, displs, stype, rbuf, rcount, rtype,
                    root, comm, nullptr);
   });
@@ -220,7 +220,7 @@ LOOM_MPI_EXPORT int MPI_Iscatterv(const void *sbuf, const int *scounts, const in
                                   MPI_Datatype stype, void *rbuf, int rcount,
                                   MPI_Datatype rtype, int root, MPI_Comm comm,
                                   MPI_Request *req) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     if (!req)
       return PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm,
                             req);

@@ -8,6 +8,8 @@
 // and again at MPI_Init / MPI_Init_thread, before anything calls into the
 // system: an MPI loaded later by dlopen (Python's mpi4py does so) resolves
 // MPI_Init to the preloaded drop-in first.
+#include "lifecycle.hpp"
+
 #include <dlfcn.h>
 #include <limits.h>
 #include <link.h>
@@ -104,13 +106,13 @@ __attribute__((constructor)) void check_at_load() { refuse_other_mpi(); }
 LOOM_MPI_EXPORT int MPI_Init(int *argc, char ***argv) {
   loom_mpi::refuse_other_mpi();
   int rc = PMPI_Init(argc, argv);
-  if (rc == MPI_SUCCESS) loom_mpi::prepare_mirrors();
+  if (rc == MPI_SUCCESS) loom_mpi::started();
   return rc;
 }
 
 LOOM_MPI_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   loom_mpi::refuse_other_mpi();
   int rc = PMPI_Init_thread(argc, argv, required, provided);
-  if (rc == MPI_SUCCESS) loom_mpi::prepare_mirrors();
+  if (rc == MPI_SUCCESS) loom_mpi::started();
   return rc;
 }

@@ -2,7 +2,7 @@
 // per call shape, instantiated with the system's PMPI_ function, so that
 // Send/Bsend/Ssend/Rsend (and their I- and _init forms) share one path.
 #pragma once
-#include "errors.hpp"
+#include "progress.hpp"
 #include "requests.hpp"
 
 namespace loom_mpi {
@@ -11,14 +11,21 @@ using SendFn = int (*)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
 using IsendFn = int (*)(const void *, int, MPI_Datatype, int, int, MPI_Comm,
                         MPI_Request *);
 
-// Blocking send in any mode: pack into staging, send MPI_PACKED.
-int send_staged(SendFn sys, const void *buf, int count, MPI_Datatype dt,
-                int dest, int tag, MPI_Comm comm);
+// Blocking send in any mode: Loom-to-Loom when it applies (`rdv`: the
+// mode's nonblocking system send for the RDV; null for buffered mode),
+// else pack into staging and send MPI_PACKED.
+int send_staged(SendFn sys, IsendFn rdv, const void *buf, int count,
+                MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
 // Nonblocking send in any mode (Isend family) or, with persistent set, the
-// persistent form (Send_init family: packed at each MPI_Start).
+// persistent form (Send_init family: packed at each MPI_Start).  l2l_ok:
+// the mode may go Loom-to-Loom (not buffered, not persistent).
 int isend_staged(IsendFn sys, bool persistent, const void *buf, int count,
                  MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                 MPI_Request *req);
+                 MPI_Request *req, bool l2l_ok);
+
+// Blocking receive of any message (Loom-to-Loom RDVs included).
+int recv_any(void *buf, int count, MPI_Datatype dt, int source, int tag,
+             MPI_Comm comm, MPI_Status *status);
 
 using IrecvFn = int (*)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 

@@ -6,6 +6,7 @@
 // passed MPI_STATUS(ES)_IGNORE and a receive needs its byte count), and the
 // ops the system reports complete are finished here: unpacked, staging
 // released, before the program sees the completion.
+#include "l2l.hpp"
 #include "p2p.hpp"
 
 #include <vector>
@@ -124,8 +125,8 @@ int one(MPI_Request *req, int *flag, MPI_Status *status, Sys sys) {
 }  // namespace
 
 LOOM_MPI_EXPORT int MPI_Wait(MPI_Request *req, MPI_Status *status) {
-  return guarded(MPI_COMM_WORLD, [&]() -> int {
-    poll_detached();
+  return entry(MPI_COMM_WORLD, [&]() -> int {
+    l2l::WaitScope wait;  // sends may wait for their pulls
     if (!ops_live() || !req) return PMPI_Wait(req, status);
     return one(req, nullptr, status, [](MPI_Request *r, int *, MPI_Status *s) {
       return PMPI_Wait(r, s);
@@ -134,8 +135,7 @@ LOOM_MPI_EXPORT int MPI_Wait(MPI_Request *req, MPI_Status *status) {
 }
 
 LOOM_MPI_EXPORT int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) {
-  return guarded(MPI_COMM_WORLD, [&]() -> int {
-    poll_detached();
+  return entry(MPI_COMM_WORLD, [&]() -> int {
     if (!ops_live() || !req || !flag) return PMPI_Test(req, flag, status);
     return one(req, flag, status, [](MPI_Request *r, int *f, MPI_Status *s) {
       return PMPI_Test(r, f, s);
@@ -145,8 +145,7 @@ LOOM_MPI_EXPORT int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) {
 
 LOOM_MPI_EXPORT int MPI_Request_get_status(MPI_Request req, int *flag,
                                            MPI_Status *status) {
-  return guarded(MPI_COMM_WORLD, [&]() -> int {
-    poll_detached();
+  return entry(MPI_COMM_WORLD, [&]() -> int {
     if (!ops_live() || !flag) return PMPI_Request_get_status(req, flag, status);
     PendingOp *op = claim_one(req);
     if (!op) return PMPI_Request_get_status(req, flag, status);
@@ -165,8 +164,8 @@ LOOM_MPI_EXPORT int MPI_Request_get_status(MPI_Request req, int *flag,
 }
 
 LOOM_MPI_EXPORT int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
-  return guarded(MPI_COMM_WORLD, [&]() -> int {
-    poll_detached();
+  return entry(MPI_COMM_WORLD, [&]() -> int {
+    l2l::WaitScope wait;  // sends may wait for their pulls
     if (!ops_live() || n <= 0 || !reqs) return PMPI_Waitall(n, reqs, statuses);
     Scratch<PendingOp *> ops(n);
     if (!claim(reqs, n, ops.p)) return PMPI_Waitall(n, reqs, statuses);
@@ -178,8 +177,7 @@ LOOM_MPI_EXPORT int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]
 
 LOOM_MPI_EXPORT int MPI_Testall(int n, MPI_Request reqs[], int *flag,
                                 MPI_Status statuses[]) {
-  return guarded(MPI_COMM_WORLD, [&]() -> int {
-    poll_detached();
+  return entry(MPI_COMM_WORLD, [&]() -> int {
     if (!ops_live() || n <= 0 || !reqs || !flag)
       return PMPI_Testall(n, reqs, flag, statuses);
     Scratch<PendingOp *> ops(n);
@@ -194,8 +192,8 @@ LOOM_MPI_EXPORT int MPI_Testall(int n, MPI_Request reqs[], int *flag,
 
 LOOM_MPI_EXPORT int MPI_Waitany(int n, MPI_Request reqs[], int *index,
                                 MPI_Status *status) {
-  return guarded(MPI_COMM_WORLD, [&]() -> int {
-    poll_detached();
+  return entry(MPI_COMM_WORLD, [&]() -> int {
+    l2l::WaitScope wait;  // sends may wait for their pulls
     if (!ops_live() || n <= 0 || !reqs || !index)
       return PMPI_Waitany(n, reqs, index, status);
     Scratch<PendingOp *> ops(n);
@@ -213,8 +211,7 @@ LOOM_MPI_EXPORT int MPI_Waitany(int n, MPI_Request reqs[], int *index,
 
 LOOM_MPI_EXPORT int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag,
                                 MPI_Status *status) {
-  return guarded(MPI_COMM_WORLD, [&]() -> int {
-    poll_detached();
+  return entry(MPI_COMM_WORLD, [&]() -> int {
     if (!ops_live() || n <= 0 || !reqs || !index || !flag)
       return PMPI_Testany(n, reqs, index, flag, status);
     Scratch<PendingOp *> ops(n);
@@ -232,8 +229,8 @@ LOOM_MPI_EXPORT int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag
 
 LOOM_MPI_EXPORT int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount,
                                  int indices[], MPI_Status statuses[]) {
-  return guarded(MPI_COMM_WORLD, [&]() -> int {
-    poll_detached();
+  return entry(MPI_COMM_WORLD, [&]() -> int {
+    l2l::WaitScope wait;  // sends may wait for their pulls
     if (!ops_live() || n <= 0 || !reqs || !outcount || !indices)
       return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
     Scratch<PendingOp *> ops(n);
@@ -247,8 +244,7 @@ LOOM_MPI_EXPORT int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount,
 
 LOOM_MPI_EXPORT int MPI_Testsome(int n, MPI_Request reqs[], int *outcount,
                                  int indices[], MPI_Status statuses[]) {
-  return guarded(MPI_COMM_WORLD, [&]() -> int {
-    poll_detached();
+  return entry(MPI_COMM_WORLD, [&]() -> int {
     if (!ops_live() || n <= 0 || !reqs || !outcount || !indices)
       return PMPI_Testsome(n, reqs, outcount, indices, statuses);
     Scratch<PendingOp *> ops(n);

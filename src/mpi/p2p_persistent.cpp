@@ -11,46 +11,45 @@ using namespace loom_mpi;
 LOOM_MPI_EXPORT int MPI_Send_init(const void *buf, int count, MPI_Datatype dt,
                                   int dest, int tag, MPI_Comm comm,
                                   MPI_Request *req) {
-  return guarded(comm, [&]() -> int {
-    return isend_staged(PMPI_Send_init, true, buf, count, dt, dest, tag, comm, req);
+  return entry(comm, [&]() -> int {
+    return isend_staged(PMPI_Send_init, true, buf, count, dt, dest, tag, comm, req, false);
   });
 }
 
 LOOM_MPI_EXPORT int MPI_Bsend_init(const void *buf, int count, MPI_Datatype dt,
                                    int dest, int tag, MPI_Comm comm,
                                    MPI_Request *req) {
-  return guarded(comm, [&]() -> int {
-    return isend_staged(PMPI_Bsend_init, true, buf, count, dt, dest, tag, comm, req);
+  return entry(comm, [&]() -> int {
+    return isend_staged(PMPI_Bsend_init, true, buf, count, dt, dest, tag, comm, req, false);
   });
 }
 
 LOOM_MPI_EXPORT int MPI_Ssend_init(const void *buf, int count, MPI_Datatype dt,
                                    int dest, int tag, MPI_Comm comm,
                                    MPI_Request *req) {
-  return guarded(comm, [&]() -> int {
-    return isend_staged(PMPI_Ssend_init, true, buf, count, dt, dest, tag, comm, req);
+  return entry(comm, [&]() -> int {
+    return isend_staged(PMPI_Ssend_init, true, buf, count, dt, dest, tag, comm, req, false);
   });
 }
 
 LOOM_MPI_EXPORT int MPI_Rsend_init(const void *buf, int count, MPI_Datatype dt,
                                    int dest, int tag, MPI_Comm comm,
                                    MPI_Request *req) {
-  return guarded(comm, [&]() -> int {
-    return isend_staged(PMPI_Rsend_init, true, buf, count, dt, dest, tag, comm, req);
+  return entry(comm, [&]() -> int {
+    return isend_staged(PMPI_Rsend_init, true, buf, count, dt, dest, tag, comm, req, false);
   });
 }
 
 LOOM_MPI_EXPORT int MPI_Recv_init(void *buf, int count, MPI_Datatype dt,
                                   int source, int tag, MPI_Comm comm,
                                   MPI_Request *req) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     return irecv_any(PMPI_Recv_init, true, buf, count, dt, source, tag, comm, req);
   });
 }
 
 LOOM_MPI_EXPORT int MPI_Start(MPI_Request *req) {
-  return guarded(MPI_COMM_WORLD, [&]() -> int {
-    poll_detached();
+  return entry(MPI_COMM_WORLD, [&]() -> int {
     if (!ops_live() || !req) return PMPI_Start(req);
     PendingOp *op = claim_one(*req);
     if (!op) return PMPI_Start(req);
@@ -58,15 +57,14 @@ LOOM_MPI_EXPORT int MPI_Start(MPI_Request *req) {
     MPI_Comm comm = op->comm;
     if (rc == MPI_SUCCESS) rc = PMPI_Start(req);
     else rc = raise(comm, rc);
-    if (rc != MPI_SUCCESS) op->active = false;
+    if (rc != MPI_SUCCESS) op->state = PendingOp::State::inactive;
     unclaim(op);
     return rc;
   });
 }
 
 LOOM_MPI_EXPORT int MPI_Startall(int n, MPI_Request *reqs) {
-  return guarded(MPI_COMM_WORLD, [&]() -> int {
-    poll_detached();
+  return entry(MPI_COMM_WORLD, [&]() -> int {
     if (!ops_live() || n <= 0 || !reqs) return PMPI_Startall(n, reqs);
     std::vector<PendingOp *> ops((size_t)n);
     if (!claim(reqs, n, ops.data())) return PMPI_Startall(n, reqs);
@@ -81,7 +79,7 @@ LOOM_MPI_EXPORT int MPI_Startall(int n, MPI_Request *reqs) {
     else rc = raise(comm, rc);
     for (PendingOp *op : ops)
       if (op) {
-        if (rc != MPI_SUCCESS) op->active = false;
+        if (rc != MPI_SUCCESS) op->state = PendingOp::State::inactive;
         unclaim(op);
       }
     return rc;
@@ -89,8 +87,7 @@ LOOM_MPI_EXPORT int MPI_Startall(int n, MPI_Request *reqs) {
 }
 
 LOOM_MPI_EXPORT int MPI_Request_free(MPI_Request *req) {
-  return guarded(MPI_COMM_WORLD, [&]() -> int {
-    poll_detached();
+  return entry(MPI_COMM_WORLD, [&]() -> int {
     if (!ops_live() || !req) return PMPI_Request_free(req);
     PendingOp *op = claim_one(*req);
     if (!op) return PMPI_Request_free(req);

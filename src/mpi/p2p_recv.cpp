@@ -5,38 +5,90 @@
 // staging it was given) and fills the status (its byte count is what
 // MPI_Get_count/MPI_Get_elements on the user's type divide).  Then the bytes
 // that arrived are unpacked into the user's layout.
+//
+// A receive that a Loom-to-Loom RDV may match (l2l::may_meet_rdv) has room
+// for one: a contiguous receive of at least kRdvBytes lands in place, a
+// smaller one in a bounce, a non-contiguous one in staging; deliver() then
+// serves an RDV or takes the bytes as data.
+#include "l2l.hpp"
 #include "p2p.hpp"
+
+#include <algorithm>
 
 namespace loom_mpi {
 namespace {
 
-// Blocking receive through staging; `post` performs the system receive
-// into (data, wire).  A failure of Loom's own unpack is raised on comm
-// (the system raised its own errors already).
+// How a receive is posted.
+struct RecvPlan {
+  Side dst;           // where the data goes (dst.type null: a run)
+  bool loom = false;  // false: the system's own receive, unchanged
+  bool rdv = false;   // an RDV may match it
+  size_t room = 0;    // staging to post into; 0: in place (the run)
+};
+
+// Decides how (buf, count, dt) from source on comm is received; an error
+// class only for a freed datatype.
+int plan_recv(void *buf, int count, MPI_Datatype dt, bool rdv, RecvPlan *p) {
+  p->rdv = rdv;
+  int rc = classify(buf, count, dt, &p->dst, rdv ? Use::staged : Use::recv);
+  if (rc != MPI_SUCCESS) return rc;
+  if (p->dst.type) {
+    p->loom = true;
+    p->room = std::max(p->dst.bytes, rdv ? l2l::kRdvBytes : size_t(0));
+  } else if (rdv && contiguous_run(buf, count, dt, &p->dst)) {
+    p->loom = true;
+    p->room = p->dst.bytes >= l2l::kRdvBytes ? 0 : l2l::kRdvBytes;
+  } else {
+    p->rdv = false;
+  }
+  return MPI_SUCCESS;
+}
+
+// The system arguments of a Loom receive: staging, or the run in place.
+struct Posted {
+  void *buf;
+  Wire w;
+};
+Posted posted(const RecvPlan &p, void *buf, int count, MPI_Datatype dt, char *staging) {
+  if (p.room) return {staging, wire_for(p.room)};
+  SysArgs a = sys_args(p.dst, buf, count, dt);
+  return {a.buf, Wire{a.count, a.dt}};
+}
+
+// Blocking receive; `post` performs the system receive into (buf, wire).
+// A failure of Loom's own delivery is raised on comm (the system raised
+// its own errors already).
 template <class Post>
-int recv_staged(const Side &s, MPI_Comm comm, MPI_Status *status, Post post) {
+int recv_loom(const RecvPlan &p, void *buf, int count, MPI_Datatype dt, MPI_Comm comm,
+              MPI_Status *status, Post post) {
   MPI_Status tmp;
   MPI_Status *st = status_or(status, &tmp);
-  loom::xfer::Buffer b = staging_pool().acquire(s.bytes);
-  if (!b.data) return kFallback;
-  int rc = post(b.data, wire_for(s.bytes), st);
-  int u = unpack_arrived(s, b.data, st, rc);
+  loom::xfer::Buffer b;
+  if (p.room && !(b = staging_pool().acquire(p.room)).data) return kFallback;
+  Posted a = posted(p, buf, count, dt, b.data);
+  int rc = post(a.buf, a.w, st);
+  const char *got = p.room ? b.data : static_cast<const char *>(p.dst.base);
+  int u = deliver(p.dst, got, st, rc, p.rdv);
   staging_pool().release(b);
+  if (u == MPI_ERR_TRUNCATE && rc == MPI_SUCCESS) st->MPI_ERROR = u;
   return rc == MPI_SUCCESS && u != MPI_SUCCESS ? raise(comm, u) : rc;
 }
 
-// Nonblocking receive through staging; `post` starts the system receive.
+// Nonblocking receive; `post` starts the system receive.
 template <class Post>
-int irecv_staged(const Side &s, MPI_Comm comm, bool persistent,
-                 MPI_Request *req, Post post) {
+int irecv_loom(const RecvPlan &p, void *buf, int count, MPI_Datatype dt, MPI_Comm comm,
+               bool persistent, MPI_Request *req, Post post) {
   PendingOp *op = op_new(PendingOp::kRecv, comm);
   op->persistent = persistent;
-  if (op_stage(op, s.bytes) != MPI_SUCCESS) {
+  op->rdv_check = p.rdv;
+  if (p.room && op_stage(op, p.room) != MPI_SUCCESS) {
     op_discard(op);
     return kFallback;
   }
-  op_add_unpack(op, 0, s);
-  int rc = post(op->staging.data, wire_for(s.bytes), req);
+  if (p.dst.type) op_add_unpack(op, 0, p.dst);
+  else op->unpacks.push_back(UnpackStep{0, p.dst});  // a run: no type to hold
+  Posted a = posted(p, buf, count, dt, op->staging.data);
+  int rc = post(a.buf, a.w, req);
   if (rc != MPI_SUCCESS) {
     op_discard(op);
     return rc;
@@ -45,39 +97,74 @@ int irecv_staged(const Side &s, MPI_Comm comm, bool persistent,
   return MPI_SUCCESS;
 }
 
-// Receives matched message *msg through staging; the system's own path if
-// no staging can be had (or s has no Loom type).
-int mrecv_staged(const Side &s, void *buf, int count, MPI_Datatype dt,
-                 MPI_Message *msg, MPI_Status *status) {
-  if (s.type) {
+// Receives matched message *msg through Loom when p says so; the system's
+// own path otherwise (or if no staging can be had).
+int mrecv_any(const RecvPlan &p, void *buf, int count, MPI_Datatype dt,
+              MPI_Message *msg, MPI_Status *status) {
+  if (p.loom) {
     // No communicator: errors of message-based calls go to MPI_COMM_WORLD.
-    int rc = recv_staged(s, MPI_COMM_WORLD, status, [&](char *d, Wire w, MPI_Status *st) {
-      return PMPI_Mrecv(d, w.count, w.type, msg, st);
-    });
+    int rc = recv_loom(p, buf, count, dt, MPI_COMM_WORLD, status,
+                       [&](void *d, Wire w, MPI_Status *st) {
+                         return PMPI_Mrecv(d, w.count, w.type, msg, st);
+                       });
     if (rc != kFallback) return rc;
   }
-  SysArgs a = sys_args(s, buf, count, dt);
+  SysArgs a = sys_args(p.dst, buf, count, dt);
   return PMPI_Mrecv(a.buf, a.count, a.dt, msg, status);
+}
+
+bool real_message(const MPI_Message *m) {
+  return m && *m != MPI_MESSAGE_NO_PROC && *m != MPI_MESSAGE_NULL;
 }
 
 }  // namespace
 
 int irecv_any(IrecvFn sys, bool persistent, void *buf, int count, MPI_Datatype dt,
               int source, int tag, MPI_Comm comm, MPI_Request *req) {
-  poll_detached();
-  Side s;
+  RecvPlan p;
   if (source != MPI_PROC_NULL && req) {
-    int rc = classify(buf, count, dt, &s, Use::recv);
+    int rc = plan_recv(buf, count, dt, l2l::may_meet_rdv(comm, source), &p);
     if (rc != MPI_SUCCESS) return raise(comm, rc);
   }
-  if (s.type) {
-    int rc = irecv_staged(s, comm, persistent, req, [&](char *d, Wire w, MPI_Request *r) {
-      return sys(d, w.count, w.type, source, tag, comm, r);
-    });
+  if (p.loom) {
+    int rc = irecv_loom(p, buf, count, dt, comm, persistent, req,
+                        [&](void *d, Wire w, MPI_Request *r) {
+                          return sys(d, w.count, w.type, source, tag, comm, r);
+                        });
     if (rc != kFallback) return rc;
   }
-  SysArgs a = sys_args(s, buf, count, dt);
+  SysArgs a = sys_args(p.dst, buf, count, dt);
   return sys(a.buf, a.count, a.dt, source, tag, comm, req);
+}
+
+int recv_any(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+             MPI_Status *status) {
+  RecvPlan p;
+  if (source != MPI_PROC_NULL) {
+    int rc = plan_recv(buf, count, dt, l2l::may_meet_rdv(comm, source), &p);
+    if (rc != MPI_SUCCESS) return raise(comm, rc);
+  }
+  if (p.loom && p.dst.system_elem) {
+    // Match first; whole elements go the system's way, the rest staged.
+    MPI_Message msg;
+    MPI_Status pst;
+    int rc = PMPI_Mprobe(source, tag, comm, &msg, &pst);
+    if (rc != MPI_SUCCESS) return rc;
+    int n = -1;
+    PMPI_Get_count(&pst, MPI_BYTE, &n);
+    if (n >= 0 && (size_t)n <= p.dst.bytes && n % p.dst.system_elem == 0)
+      return PMPI_Mrecv(buf, count, dt, &msg, status);
+    return mrecv_any(p, buf, count, dt, &msg, status);
+  }
+  if (p.loom) {
+    int rc = recv_loom(p, buf, count, dt, comm, status,
+                       [&](void *d, Wire w, MPI_Status *st) {
+                         return PMPI_Recv(d, w.count, w.type, source, tag, comm, st);
+                       });
+    if (rc != kFallback) return rc;
+  }
+  SysArgs a = sys_args(p.dst, buf, count, dt);
+  return PMPI_Recv(a.buf, a.count, a.dt, source, tag, comm, status);
 }
 
 }  // namespace loom_mpi
@@ -86,76 +173,48 @@ using namespace loom_mpi;
 
 LOOM_MPI_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source,
                              int tag, MPI_Comm comm, MPI_Status *status) {
-  return guarded(comm, [&]() -> int {
-    poll_detached();
-    Side s;
-    if (source != MPI_PROC_NULL) {
-      int rc = classify(buf, count, dt, &s, Use::recv);
-      if (rc != MPI_SUCCESS) return raise(comm, rc);
-    }
-    if (s.type && s.system_elem) {
-      // Match first; whole elements go the system's way, the rest staged.
-      MPI_Message msg;
-      MPI_Status pst;
-      int rc = PMPI_Mprobe(source, tag, comm, &msg, &pst);
-      if (rc != MPI_SUCCESS) return rc;
-      int n = -1;
-      PMPI_Get_count(&pst, MPI_BYTE, &n);
-      if (n >= 0 && (size_t)n <= s.bytes && n % s.system_elem == 0)
-        return PMPI_Mrecv(buf, count, dt, &msg, status);
-      return mrecv_staged(s, buf, count, dt, &msg, status);
-    }
-    if (s.type) {
-      int rc = recv_staged(s, comm, status, [&](char *d, Wire w, MPI_Status *st) {
-        return PMPI_Recv(d, w.count, w.type, source, tag, comm, st);
-      });
-      if (rc != kFallback) return rc;
-    }
-    SysArgs a = sys_args(s, buf, count, dt);
-    return PMPI_Recv(a.buf, a.count, a.dt, source, tag, comm, status);
+  return entry(comm, [&]() -> int {
+    return recv_any(buf, count, dt, source, tag, comm, status);
   });
 }
 
 LOOM_MPI_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source,
                               int tag, MPI_Comm comm, MPI_Request *req) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     return irecv_any(PMPI_Irecv, false, buf, count, dt, source, tag, comm, req);
   });
 }
 
 LOOM_MPI_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype dt,
                               MPI_Message *message, MPI_Status *status) {
-  return guarded(MPI_COMM_WORLD, [&]() -> int {
-    poll_detached();
-    Side s;
-    if (message && *message != MPI_MESSAGE_NO_PROC && *message != MPI_MESSAGE_NULL) {
+  return entry(MPI_COMM_WORLD, [&]() -> int {
+    RecvPlan p;
+    if (real_message(message)) {
       // No communicator here: a freed type is reported on MPI_COMM_WORLD,
       // where the system reports errors of message-based calls.
-      int rc = classify(buf, count, dt, &s, Use::recv);
+      int rc = plan_recv(buf, count, dt, l2l::any_peer(), &p);
       if (rc != MPI_SUCCESS) return raise_nocomm(rc);
     }
-    return mrecv_staged(s, buf, count, dt, message, status);
+    return mrecv_any(p, buf, count, dt, message, status);
   });
 }
 
 LOOM_MPI_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype dt,
                                MPI_Message *message, MPI_Request *req) {
-  return guarded(MPI_COMM_WORLD, [&]() -> int {
-    poll_detached();
-    Side s;
-    if (message && req && *message != MPI_MESSAGE_NO_PROC &&
-        *message != MPI_MESSAGE_NULL) {
-      int rc = classify(buf, count, dt, &s, Use::recv);
+  return entry(MPI_COMM_WORLD, [&]() -> int {
+    RecvPlan p;
+    if (real_message(message) && req) {
+      int rc = plan_recv(buf, count, dt, l2l::any_peer(), &p);
       if (rc != MPI_SUCCESS) return raise_nocomm(rc);
     }
-    if (s.type) {
-      int rc = irecv_staged(s, MPI_COMM_WORLD, false, req,
-                            [&](char *d, Wire w, MPI_Request *r) {
-                              return PMPI_Imrecv(d, w.count, w.type, message, r);
-                            });
+    if (p.loom) {
+      int rc = irecv_loom(p, buf, count, dt, MPI_COMM_WORLD, false, req,
+                          [&](void *d, Wire w, MPI_Request *r) {
+                            return PMPI_Imrecv(d, w.count, w.type, message, r);
+                          });
       if (rc != kFallback) return rc;
     }
-    SysArgs a = sys_args(s, buf, count, dt);
+    SysArgs a = sys_args(p.dst, buf, count, dt);
     return PMPI_Imrecv(a.buf, a.count, a.dt, message, req);
   });
 }

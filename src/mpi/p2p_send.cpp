@@ -3,13 +3,17 @@
 // MPI_PACKED message of the packed byte count (the bytes a system MPI would
 // have put on the wire for the typed send), so any receiver matches it;
 // past INT_MAX bytes, one instance of a byte type of that size (wire.hpp).
+#include "l2l.hpp"
 #include "p2p.hpp"
 
 namespace loom_mpi {
 
-int send_staged(SendFn sys, const void *buf, int count, MPI_Datatype dt,
-                int dest, int tag, MPI_Comm comm) {
-  poll_detached();
+int send_staged(SendFn sys, l2l::IsendFn rdv, const void *buf, int count,
+                MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  if (rdv) {
+    int rc = l2l::send(rdv, buf, count, dt, dest, tag, comm);
+    if (rc != kFallback) return rc;
+  }
   Side s;
   if (dest != MPI_PROC_NULL) {
     int rc = classify(buf, count, dt, &s, Use::send);
@@ -31,8 +35,11 @@ int send_staged(SendFn sys, const void *buf, int count, MPI_Datatype dt,
 
 int isend_staged(IsendFn sys, bool persistent, const void *buf, int count,
                  MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                 MPI_Request *req) {
-  poll_detached();
+                 MPI_Request *req, bool l2l_ok) {
+  if (l2l_ok && !persistent && req) {
+    int rc = l2l::isend(sys, buf, count, dt, dest, tag, comm, req);
+    if (rc != kFallback) return rc;
+  }
   Side s;
   if (dest != MPI_PROC_NULL && req) {
     int rc = classify(buf, count, dt, &s, Use::send);
@@ -67,58 +74,58 @@ using namespace loom_mpi;
 
 LOOM_MPI_EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype dt,
                              int dest, int tag, MPI_Comm comm) {
-  return guarded(comm, [&]() -> int {
-    return send_staged(PMPI_Send, buf, count, dt, dest, tag, comm);
+  return entry(comm, [&]() -> int {
+    return send_staged(PMPI_Send, PMPI_Isend, buf, count, dt, dest, tag, comm);
   });
 }
 
 LOOM_MPI_EXPORT int MPI_Bsend(const void *buf, int count, MPI_Datatype dt,
                               int dest, int tag, MPI_Comm comm) {
-  return guarded(comm, [&]() -> int {
+  return entry(comm, [&]() -> int {
     // The attached buffer was sized with MPI_Pack_size, which is at least the
     // packed bytes sent here.
-    return send_staged(PMPI_Bsend, buf, count, dt, dest, tag, comm);
+    return send_staged(PMPI_Bsend, nullptr, buf, count, dt, dest, tag, comm);
   });
 }
 
 LOOM_MPI_EXPORT int MPI_Ssend(const void *buf, int count, MPI_Datatype dt,
                               int dest, int tag, MPI_Comm comm) {
-  return guarded(comm, [&]() -> int {
-    return send_staged(PMPI_Ssend, buf, count, dt, dest, tag, comm);
+  return entry(comm, [&]() -> int {
+    return send_staged(PMPI_Ssend, PMPI_Issend, buf, count, dt, dest, tag, comm);
   });
 }
 
 LOOM_MPI_EXPORT int MPI_Rsend(const void *buf, int count, MPI_Datatype dt,
                               int dest, int tag, MPI_Comm comm) {
-  return guarded(comm, [&]() -> int {
-    return send_staged(PMPI_Rsend, buf, count, dt, dest, tag, comm);
+  return entry(comm, [&]() -> int {
+    return send_staged(PMPI_Rsend, PMPI_Irsend, buf, count, dt, dest, tag, comm);
   });
 }
 
 LOOM_MPI_EXPORT int MPI_Isend(const void *buf, int count, MPI_Datatype dt,
                               int dest, int tag, MPI_Comm comm, MPI_Request *req) {
-  return guarded(comm, [&]() -> int {
-    return isend_staged(PMPI_Isend, false, buf, count, dt, dest, tag, comm, req);
+  return entry(comm, [&]() -> int {
+    return isend_staged(PMPI_Isend, false, buf, count, dt, dest, tag, comm, req, true);
   });
 }
 
 LOOM_MPI_EXPORT int MPI_Ibsend(const void *buf, int count, MPI_Datatype dt,
                                int dest, int tag, MPI_Comm comm, MPI_Request *req) {
-  return guarded(comm, [&]() -> int {
-    return isend_staged(PMPI_Ibsend, false, buf, count, dt, dest, tag, comm, req);
+  return entry(comm, [&]() -> int {
+    return isend_staged(PMPI_Ibsend, false, buf, count, dt, dest, tag, comm, req, false);
   });
 }
 
 LOOM_MPI_EXPORT int MPI_Issend(const void *buf, int count, MPI_Datatype dt,
                                int dest, int tag, MPI_Comm comm, MPI_Request *req) {
-  return guarded(comm, [&]() -> int {
-    return isend_staged(PMPI_Issend, false, buf, count, dt, dest, tag, comm, req);
+  return entry(comm, [&]() -> int {
+    return isend_staged(PMPI_Issend, false, buf, count, dt, dest, tag, comm, req, true);
   });
 }
 
 LOOM_MPI_EXPORT int MPI_Irsend(const void *buf, int count, MPI_Datatype dt,
                                int dest, int tag, MPI_Comm comm, MPI_Request *req) {
-  return guarded(comm, [&]() -> int {
-    return isend_staged(PMPI_Irsend, false, buf, count, dt, dest, tag, comm, req);
+  return entry(comm, [&]() -> int {
+    return isend_staged(PMPI_Irsend, false, buf, count, dt, dest, tag, comm, req, true);
   });
 }

@@ -1,6 +1,9 @@
 // MPI_Sendrecv and MPI_Sendrecv_replace: either side may be staged; the
 // system does the exchange (one message each way, deadlock-free as its own).
+#include "l2l.hpp"
 #include "p2p.hpp"
+
+#include <cstring>
 
 using namespace loom_mpi;
 
@@ -31,6 +34,50 @@ bool stage(const Side &s, bool pack, Staged *o) {
   return true;
 }
 
+// With Loom-to-Loom peers: the send as an MPI_Isend (which may go
+// Loom-to-Loom), the receive as an MPI_Recv (which may meet an RDV), then
+// the send's completion: the exchange the system's Sendrecv would do,
+// deadlock-free for the same reason (the send never waits for the receive).
+int sendrecv_l2l(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                 int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  int rc = isend_staged(PMPI_Isend, false, sendbuf, sendcount, sendtype, dest, sendtag,
+                        comm, &r, true);
+  if (rc != MPI_SUCCESS) return rc;
+  int rrc = recv_any(recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+  int wrc = MPI_Wait(&r, MPI_STATUS_IGNORE);
+  return rrc != MPI_SUCCESS ? rrc : wrc;
+}
+
+// Sendrecv_replace with a receive that may meet an RDV: the outgoing data is
+// copied first (packed, or the run), sent from the copy, then the receive
+// lands in the user's buffer.
+int sendrecv_replace_l2l(void *buf, int count, MPI_Datatype dt, int dest, int sendtag,
+                         int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
+  Side s;
+  int rc = dest == MPI_PROC_NULL ? MPI_SUCCESS : classify(buf, count, dt, &s, Use::staged);
+  if (rc != MPI_SUCCESS) return raise(comm, rc);
+  Staged so{{}, buf, count, dt};
+  if (dest != MPI_PROC_NULL && (s.type || contiguous_run(buf, count, dt, &s))) {
+    so.b = staging_pool().acquire(s.bytes);
+    if (!so.b.data) return raise(comm, MPI_ERR_NO_MEM);
+    if (s.type ? pack_side(s, so.b.data) != MPI_SUCCESS
+               : (std::memcpy(so.b.data, s.base, s.bytes), false))
+      return raise(comm, MPI_ERR_INTERN);
+    const Wire w = wire_for(s.bytes);
+    so.buf = so.b.data;
+    so.count = w.count;
+    so.dt = w.type;
+  }
+  MPI_Request r = MPI_REQUEST_NULL;
+  rc = PMPI_Isend(so.buf, so.count, so.dt, dest, sendtag, comm, &r);
+  if (rc != MPI_SUCCESS) return rc;
+  int rrc = recv_any(buf, count, dt, source, recvtag, comm, status);
+  int wrc = PMPI_Wait(&r, MPI_STATUS_IGNORE);
+  return rrc != MPI_SUCCESS ? rrc : wrc;
+}
+
 }  // namespace
 
 LOOM_MPI_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount,
@@ -38,8 +85,10 @@ LOOM_MPI_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount,
                                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                  int source, int recvtag, MPI_Comm comm,
                                  MPI_Status *status) {
-  return guarded(comm, [&]() -> int {
-    poll_detached();
+  return entry(comm, [&]() -> int {
+    if (l2l::may_meet_rdv(comm, source) || l2l::may_send_to(comm, dest))
+      return sendrecv_l2l(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                          recvtype, source, recvtag, comm, status);
     Side ss, rs;
     int rc;
     if (dest != MPI_PROC_NULL && (rc = classify(sendbuf, sendcount, sendtype, &ss, Use::send)))
@@ -59,7 +108,7 @@ LOOM_MPI_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount,
     rc = PMPI_Sendrecv(so.buf, so.count, so.dt, dest, sendtag,
                        const_cast<void *>(ro.buf), ro.count, ro.dt, source,
                        recvtag, comm, st);
-    int u = rs.type ? unpack_arrived(rs, ro.b.data, st, rc) : MPI_SUCCESS;
+    int u = rs.type ? deliver(rs, ro.b.data, st, rc, false) : MPI_SUCCESS;
     return rc == MPI_SUCCESS && u != MPI_SUCCESS ? raise(comm, u) : rc;
   });
 }
@@ -68,8 +117,10 @@ LOOM_MPI_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt,
                                          int dest, int sendtag, int source,
                                          int recvtag, MPI_Comm comm,
                                          MPI_Status *status) {
-  return guarded(comm, [&]() -> int {
-    poll_detached();
+  return entry(comm, [&]() -> int {
+    if (l2l::may_meet_rdv(comm, source))
+      return sendrecv_replace_l2l(buf, count, dt, dest, sendtag, source, recvtag, comm,
+                                  status);
     Side s;
     if (dest != MPI_PROC_NULL || source != MPI_PROC_NULL) {
       int rc = classify(buf, count, dt, &s, Use::recv);
@@ -90,7 +141,7 @@ LOOM_MPI_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt,
     MPI_Status *st = status_or(status, &tmp);
     int rc = PMPI_Sendrecv(so.buf, so.count, so.dt, dest, sendtag, const_cast<void *>(ro.buf),
                            ro.count, ro.dt, source, recvtag, comm, st);
-    int u = source != MPI_PROC_NULL ? unpack_arrived(s, ro.b.data, st, rc) : MPI_SUCCESS;
+    int u = source != MPI_PROC_NULL ? deliver(s, ro.b.data, st, rc, false) : MPI_SUCCESS;
     return rc == MPI_SUCCESS && u != MPI_SUCCESS ? raise(comm, u) : rc;
   });
 }

@@ -9,7 +9,7 @@
 // ends inside an instance (a partial message) still goes to the system.
 // MPI_Get_count needs no help: both systems divide the byte count.
 #include "engine.hpp"
-#include "errors.hpp"
+#include "progress.hpp"
 
 #include <limits>
 
@@ -46,14 +46,14 @@ int elements(const MPI_Status *st, MPI_Datatype dt, C *count,
 }  // namespace
 
 LOOM_MPI_EXPORT int MPI_Get_elements(const MPI_Status *st, MPI_Datatype dt, int *count) {
-  return guarded(MPI_COMM_WORLD, [&]() -> int {
+  return entry(MPI_COMM_WORLD, [&]() -> int {
     return elements<int>(st, dt, count, PMPI_Get_elements);
   });
 }
 
 LOOM_MPI_EXPORT int MPI_Get_elements_x(const MPI_Status *st, MPI_Datatype dt,
                                        MPI_Count *count) {
-  return guarded(MPI_COMM_WORLD, [&]() -> int {
+  return entry(MPI_COMM_WORLD, [&]() -> int {
     return elements<MPI_Count>(st, dt, count, PMPI_Get_elements_x);
   });
 }
@@ -61,7 +61,7 @@ LOOM_MPI_EXPORT int MPI_Get_elements_x(const MPI_Status *st, MPI_Datatype dt,
 #if LOOM_MPI_HAVE_LARGE_COUNT
 LOOM_MPI_EXPORT int MPI_Get_elements_c(const MPI_Status *st, MPI_Datatype dt,
                                        MPI_Count *count) {
-  return guarded(MPI_COMM_WORLD, [&]() -> int {
+  return entry(MPI_COMM_WORLD, [&]() -> int {
     return elements<MPI_Count>(st, dt, count, PMPI_Get_elements_c);
   });
 }

@@ -4,6 +4,11 @@
 
 #include "config.hpp"
 #include "errors.hpp"
+#include "l2l.hpp"
+
+#include <sched.h>
+
+#include <cstring>
 
 #include <mutex>
 
@@ -119,7 +124,16 @@ size_t arrived(const MPI_Status *st, int err, bool partial, size_t cap) {
 }
 
 int run_unpacks(PendingOp *op, MPI_Status *st, int err) {
+  if (op->on_data) {
+    op->on_data(*op, st);
+    return MPI_SUCCESS;
+  }
   if (op->kind == PendingOp::kSend || op->unpacks.empty()) return MPI_SUCCESS;
+  if (op->partial) {
+    const Side &s = op->unpacks.front().side;
+    const char *got = op->staging.data ? op->staging.data : static_cast<const char *>(s.base);
+    return deliver(s, got, st, err, op->rdv_check);
+  }
   size_t limit = arrived(st, err, op->partial, op->staging.capacity);
   for (const UnpackStep &u : op->unpacks) {
     if (u.offset >= limit) break;
@@ -143,6 +157,7 @@ int drain_at_finalize(MPI_Comm, int, void *, void *) {
   double until = PMPI_Wtime() + 2.0;
   while (detail::g_detached.load() != 0) {
     detail::poll_detached_slow();
+    l2l::poll();
     if (PMPI_Wtime() > until) break;
   }
   std::unique_lock<std::mutex> lk(g_mu);
@@ -160,9 +175,20 @@ int drain_at_finalize(MPI_Comm, int, void *, void *) {
     detail::g_detached.fetch_sub(1, std::memory_order_release);
     complete(op, &st, rc, MPI_REQUEST_NULL);
   }
+  // Messages this process sent whose receivers have yet to pull their
+  // packed copies: a receive may legally come after the send completed.
+  until = PMPI_Wtime() + 10.0;
+  while (l2l::parked() != 0 && PMPI_Wtime() < until) {
+    l2l::poll();
+    sched_yield();
+  }
+  if (l2l::parked() != 0) note("Loom-to-Loom: %d sent messages never received", l2l::parked());
+  l2l::stop();
   staging_pool().trim();
   return MPI_SUCCESS;
 }
+
+}  // namespace
 
 void arm_finalize_hook() {
   static std::once_flag once;
@@ -173,7 +199,6 @@ void arm_finalize_hook() {
   });
 }
 
-}  // namespace
 
 // ---------------------------------------------------------------------------
 
@@ -233,6 +258,22 @@ int detail::classify_slow(const void *buf, int64_t count, MPI_Datatype dt,
   return MPI_SUCCESS;
 }
 
+bool contiguous_run(const void *buf, int64_t count, MPI_Datatype dt, Side *s) {
+  if (count <= 0) return false;
+  const Mirror *m = find(dt);
+  if (!m && resolve(dt, &m) != Resolved::ok) return false;
+  if (!m->type || !m->contig) return false;
+  int64_t bytes;
+  if (__builtin_mul_overflow(count, m->size, &bytes) || bytes <= 0) return false;
+  if (bad_null(*m, buf, count)) return false;
+  *s = Side{};
+  // Integer arithmetic: with MPI_BOTTOM the true lb is the address.
+  s->base = reinterpret_cast<void *>((uintptr_t)buf + (uintptr_t)m->true_lb);
+  s->bytes = (size_t)bytes;
+  s->count = count;
+  return true;
+}
+
 int pack_side(const Side &s, char *dst) {
   size_t pos = 0;
   loom_status st = loom_pack(s.base, s.count, s.type, dst, s.bytes, &pos);
@@ -250,10 +291,24 @@ int unpack_side(const Side &s, const char *src, size_t offset, size_t len) {
   return st == LOOM_OK ? MPI_SUCCESS : MPI_ERR_INTERN;
 }
 
-int unpack_arrived(const Side &s, const char *stream, const MPI_Status *st,
-                   int err) {
-  size_t n = arrived(st, err, true, s.bytes);
-  return n ? unpack_side(s, stream, 0, n) : MPI_SUCCESS;
+int deliver(const Side &s, const char *got, MPI_Status *st, int err, bool rdv_check) {
+  size_t n = arrived(st, err, true, SIZE_MAX);
+  int rc = MPI_SUCCESS;
+  if (rdv_check && n == l2l::kRdvBytes &&
+      l2l::on_arrival(got, st, s, &rc) == l2l::Arrival::rdv)
+    return rc;
+  if (n > s.bytes) {
+    // Only a receive posted with room for an RDV gets here (the system
+    // checked every other one): the truncation the system would report.
+    n = s.bytes;
+    PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)n);
+    rc = MPI_ERR_TRUNCATE;
+  }
+  if (!n) return rc;
+  int u = MPI_SUCCESS;
+  if (s.type) u = unpack_side(s, got, 0, n);
+  else if (got != s.base) std::memcpy(s.base, got, n);
+  return u != MPI_SUCCESS ? u : rc;
 }
 
 // ---------------------------------------------------------------------------
@@ -274,9 +329,11 @@ PendingOp *op_new(PendingOp::Kind kind, MPI_Comm comm) {
   op->partial = kind == PendingOp::kRecv;
   op->comm = comm;
   op->req = MPI_REQUEST_NULL;
-  op->on_complete = op->on_release = nullptr;
+  op->on_complete = op->on_release = op->on_data = nullptr;
+  op->rdv_check = false;
   op->ctx = nullptr;
-  op->claimed = op->done = op->active = op->detached = false;
+  op->state = PendingOp::State::inactive;
+  op->claimed = op->detached = false;
   op->next = nullptr;
   return op;
 }
@@ -309,7 +366,7 @@ void op_discard(PendingOp *op) { destroy(op); }
 
 void op_register(PendingOp *op, MPI_Request req, bool active) {
   op->req = req;
-  op->active = active;
+  op->state = active ? PendingOp::State::active : PendingOp::State::inactive;
   std::lock_guard<std::mutex> g(g_mu);
   insert_locked(op);
   detail::g_live.fetch_add(1, std::memory_order_release);
@@ -343,7 +400,7 @@ void unclaim(PendingOp *op) {
 
 int complete(PendingOp *op, MPI_Status *st, int err, MPI_Request now) {
   int rc = MPI_SUCCESS;
-  if (!op->done) rc = run_unpacks(op, st, err);
+  if (op->state != PendingOp::State::finished) rc = run_unpacks(op, st, err);
   if (op->on_complete) op->on_complete(*op, st);
   if (rc != MPI_SUCCESS) st->MPI_ERROR = rc;
   if (op->detached) {
@@ -355,8 +412,7 @@ int complete(PendingOp *op, MPI_Status *st, int err, MPI_Request now) {
   }
   if (op->persistent && now != MPI_REQUEST_NULL) {
     std::lock_guard<std::mutex> g(g_mu);
-    op->active = false;
-    op->done = false;
+    op->state = PendingOp::State::inactive;
     op->claimed = false;
     return rc;
   }
@@ -371,24 +427,23 @@ int complete(PendingOp *op, MPI_Status *st, int err, MPI_Request now) {
 
 int complete_peek(PendingOp *op, MPI_Status *st, int err) {
   int rc = MPI_SUCCESS;
-  if (!op->done) {
+  if (op->state != PendingOp::State::finished) {
     rc = run_unpacks(op, st, err);
-    op->done = true;
+    op->state = PendingOp::State::finished;
   }
   unclaim(op);
   return rc;
 }
 
 int rearm(PendingOp *op) {
-  op->done = false;
-  op->active = true;
+  op->state = PendingOp::State::active;
   return op_run_packs(op);
 }
 
 bool release_request(PendingOp *op) {
   std::unique_lock<std::mutex> lk(g_mu);
   remove_locked(op);
-  if (!op->active) {
+  if (op->state == PendingOp::State::inactive) {
     lk.unlock();
     detail::g_live.fetch_sub(1, std::memory_order_release);
     destroy(op);

@@ -96,17 +96,26 @@ inline int classify(const void *buf, int64_t count, MPI_Datatype dt, Side *s,
   return detail::classify_slow(buf, count, dt, m, s, use);
 }
 
+// The one run of a contiguous (buf, count, dt) as a Side with no type
+// (base: the run's first byte; bytes: its length); false for anything
+// else, and for what the system must judge (count <= 0, bad buffers).
+bool contiguous_run(const void *buf, int64_t count, MPI_Datatype dt, Side *s);
+
 // Packs the whole argument into dst (s.bytes bytes).
 int pack_side(const Side &s, char *dst);
 // Unpacks stream bytes [offset, offset + len) of the argument from src
 // (src points at stream byte `offset`).
 int unpack_side(const Side &s, const char *src, size_t offset, size_t len);
 
-// After a receive into staging: unpacks what arrived of argument s (the
-// byte count in *st; none on an error other than truncation or when
-// cancelled; on truncation what fitted).  err is the receive's outcome.
-int unpack_arrived(const Side &s, const char *stream, const MPI_Status *st,
-                   int err);
+// After a point-to-point receive: delivers what arrived (`got`; the byte
+// count in *st; none on an error other than truncation or when cancelled;
+// on truncation what fitted) into argument s: unpacked when s.type is set,
+// else copied to the run at s.base unless `got` is that run already.  A
+// receive posted with more room than s.bytes (room for an RDV) reports a
+// longer message as MPI_ERR_TRUNCATE itself, moving what fits.  With
+// rdv_check, an RDV is served instead (l2l::on_arrival).  err is the
+// receive's outcome; returns Loom's own.
+int deliver(const Side &s, const char *got, MPI_Status *st, int err, bool rdv_check);
 
 // The process-wide staging pool (limits from LOOM_STAGING_MAX_MB,
 // LOOM_STAGING_CACHE_MB).
@@ -143,17 +152,36 @@ struct PendingOp {
   loom::xfer::Buffer staging;          // the packed stream
   std::vector<UnpackStep> unpacks;     // at completion, in order
   std::vector<PackStep> packs;         // at each MPI_Start
+  // Instead of the unpacks, where they would run (once per activation,
+  // before the program may touch the buffers): a Loom-to-Loom send
+  // finishing its slot.
+  OpHook on_data = nullptr;
+  // A point-to-point receive that may be matched by a Loom-to-Loom RDV
+  // (l2l.hpp): its arrival is looked at before it is taken as data.
+  bool rdv_check = false;
   OpHook on_complete = nullptr;  // after the unpacks, at every completion
   OpHook on_release = nullptr;   // when the op is destroyed (free ctx)
   void *ctx = nullptr;
 
-  // Engine state (requests.cpp only).
-  bool claimed = false;   // a completion call is asking the system about it
-  bool done = false;      // this activation's unpacks ran already
-  bool active = false;    // started and not yet completed
-  bool detached = false;  // MPI_Request_free'd while active
+  // One activation (a persistent op has many):
+  //   inactive --start--> active --the system completes it--> retired
+  //   active --MPI_Request_get_status saw it complete--> finished
+  //   finished --Wait/Test/Request_free--> retired
+  // Retired: destroyed, or inactive again when persistent.  Data moves
+  // exactly once per activation, on the way out of `active`.
+  enum class State : uint8_t { inactive, active, finished };
+  State state = State::inactive;
+  // Ownership, not state (requests.cpp only): a completion call is asking
+  // the system about it; MPI_Request_free'd while not inactive (the engine
+  // completes it behind the program's back).
+  bool claimed = false;
+  bool detached = false;
   PendingOp *next = nullptr;
 };
+
+// Arms the MPI_Finalize hook that completes what the program left to Loom
+// (freed active requests, unreceived Loom-to-Loom messages).  Idempotent.
+void arm_finalize_hook();
 
 // Building an op (the caller then starts the system request and registers).
 // Ops are recycled: op_new() does not allocate in steady state.

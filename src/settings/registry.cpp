@@ -49,6 +49,35 @@ const std::vector<Spec> &registry() {
       {Id::staging_cache, "LOOM_STAGING_CACHE", Type::size, 128 * M, 128 * M, 0, T,
        "idle staging memory kept for reuse, all buffers together",
        "LOOM_STAGING_CACHE_MB", M},
+      // docs/protocol.md.  Off is the declared switch for jobs whose Loom
+      // processes also receive through PMPI_ directly.
+      {Id::l2l, "LOOM_L2L", Type::boolean, 1, 1, 0, 1,
+       "Loom-to-Loom protocol between Loom processes on one node (the "
+       "receiver pulls the data with cross-memory attach); off: staged or "
+       "system path only",
+       nullptr, 1},
+      {Id::l2l_min, "LOOM_L2L_MIN", Type::size, 16 * K, 16 * K, 0, T,
+       "smallest non-contiguous message sent Loom-to-Loom when no profile "
+       "says otherwise (contiguous ones: 16 times this)",
+       nullptr, 1},
+      // Long enough for a receiver already waiting to start its pull (a few
+      // microseconds), short enough that a late receiver costs the sender
+      // little more than the pack it then does.
+      {Id::l2l_grace, "LOOM_L2L_GRACE", Type::size, 50, 50, 0, 1000000,
+       "microseconds a blocking or Wait-completed Loom-to-Loom send waits "
+       "for the receiver's pull before it packs its data and completes",
+       nullptr, 1},
+      // Cross-memory attach pays a page walk per remote run; below a few
+      // KiB per run packing and reading the packed stream is cheaper.
+      {Id::l2l_run, "LOOM_L2L_RUN", Type::size, 4 * K, 4 * K, 0, T,
+       "mean run of the sender's layout from which a Loom-to-Loom message "
+       "is read in place (single copy); shorter runs are packed by the "
+       "sender and read packed, pipelined",
+       nullptr, 1},
+      {Id::cma, "LOOM_CMA", Type::boolean, 1, 1, 0, 1,
+       "cross-memory attach (process_vm_readv) may be used; off: treated as "
+       "refused (tests the fallback)",
+       nullptr, 1},
   };
   return *specs;
 }

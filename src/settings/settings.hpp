@@ -25,7 +25,10 @@ enum class Type {
 };
 
 /// Every setting; the index of its entry in registry().
-enum class Id { verbose, p2p, system_run, system_min, system_max, staging_max, staging_cache };
+enum class Id {
+  verbose, p2p, system_run, system_min, system_max, staging_max, staging_cache,
+  l2l, l2l_min, l2l_grace, l2l_run, cma
+};
 
 /// One setting's definition.
 struct Spec {

@@ -1,0 +1,63 @@
+// The Loom-to-Loom protocol as the point-to-point layer uses it
+// (docs/protocol.md).  Senders try send()/isend() first; every receive
+// that may meet a rendezvous (may_meet_rdv) gives its arrived bytes to
+// on_arrival() before treating them as data; probes pass their status
+// through fix_probe().
+#pragma once
+#include "l2l_segment.hpp"
+#include "requests.hpp"
+
+namespace loom_mpi {
+namespace l2l {
+
+// The system send an RDV travels with (the user's mode).
+using IsendFn = int (*)(const void *, int, MPI_Datatype, int, int, MPI_Comm,
+                        MPI_Request *);
+
+// Sends (buf, count, dt) to dest Loom-to-Loom when the protocol applies
+// (a Loom peer on this node, a keyed communicator, a message the selection
+// gives to it, a free slot); kFallback when it does not (nothing was sent).
+// Blocking: returns once the send is complete (pulled, or packed).
+int send(IsendFn sys, const void *buf, int count, MPI_Datatype dt, int dest,
+         int tag, MPI_Comm comm);
+// Nonblocking: *req is the RDV's system request, registered with an op
+// whose completion finishes the slot.
+int isend(IsendFn sys, const void *buf, int count, MPI_Datatype dt, int dest,
+          int tag, MPI_Comm comm, MPI_Request *req);
+
+// Whether a send to dest on comm could go Loom-to-Loom (a cheap check: the
+// peer and the communicator; the message decides later).
+bool may_send_to(MPI_Comm comm, int dest);
+
+// Whether a receive from `source` on comm (MPI_ANY_SOURCE included) can
+// be matched by an RDV, so must hold at least kRdvBytes and be checked.
+bool may_meet_rdv(MPI_Comm comm, int source);
+
+// What a completed receive found.
+enum class Arrival { data, rdv };
+// Looks at the bytes a receive got (`got`, as many as *st says; none on an
+// error other than truncation).  An RDV: the message is moved into dst
+// (at most dst.bytes of it: a longer message is MPI_ERR_TRUNCATE), *st
+// gets the message's byte count, *rc the outcome.  dst.type null means
+// one contiguous run of dst.bytes at dst.base.
+Arrival on_arrival(const char *got, MPI_Status *st, const Side &dst, int *rc);
+
+// A probe's status: when it describes an RDV, the byte count becomes the
+// message's.
+void fix_probe(MPI_Comm comm, MPI_Status *st);
+
+// Sender side of progress(): releases packed copies of pulled messages and
+// serves pushes.  Cheap when nothing is parked.
+void poll();
+// Completed sends whose receivers have not pulled yet.
+int parked();
+
+// Wait-family calls let a send wait a little for its receiver's pull
+// before packing (LOOM_L2L_GRACE); Test-family calls do not wait.
+struct WaitScope {
+  WaitScope();
+  ~WaitScope();
+};
+
+}  // namespace l2l
+}  // namespace loom_mpi

@@ -1,0 +1,196 @@
+// The receiving side of the Loom-to-Loom protocol (docs/protocol.md):
+// recognising an RDV, pulling the message, and probes.
+#include "l2l.hpp"
+#include "progress.hpp"
+#include "config.hpp"
+
+#include "comm_keys.hpp"
+#include "errors.hpp"
+#include "l2l_layouts.hpp"
+#include "l2l_move.hpp"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+namespace loom_mpi {
+namespace l2l {
+namespace {
+
+// The slot an RDV names, when the RDV is genuine: the sender's segment
+// holds a live slot with its token addressed to this process.
+Slot *slot_of(const Rdv &r, Header **seg) {
+  if (r.magic != kRdvMagic || r.version != kVersion || r.slot >= kSlots) return nullptr;
+  Header *h = peer_segment(r.sender_world);
+  if (!h) return nullptr;
+  Slot &s = h->slots[r.slot];
+  uint32_t st = s.state.load(std::memory_order_acquire);
+  if (st != kPosted && st != kStaging && st != kStaged && st != kStreaming) return nullptr;
+  if (s.token[0] != r.token[0] || s.token[1] != r.token[1] || s.recv_world != my_world())
+    return nullptr;
+  *seg = h;
+  return &s;
+}
+
+bool per_block() {
+  static const bool v = [] {
+    const char *e = std::getenv("LOOM_SCHEME");
+    return e && std::strcmp(e, "per_block") == 0;
+  }();
+  return v;
+}
+
+void spin(unsigned &n) {
+  if (++n > 64) sched_yield();
+}
+
+// The sender's layout could not be read: ask it to write the stream into
+// staging here, then deliver from there.
+Moved pull_pushed(Header *h, Slot &s, uint32_t from, const Side &dst, size_t take) {
+  loom::xfer::Buffer b = staging_pool().acquire(take);
+  if (!b.data) {
+    s.state.store(from, std::memory_order_release);  // give it back untouched
+    return Moved::failed;
+  }
+  s.push_addr = reinterpret_cast<uint64_t>(b.data);
+  s.push_len = take;
+  s.state.store(kRefused, std::memory_order_release);
+  note("Loom-to-Loom: cannot read world rank %d: it pushes", (int)h->world_rank);
+  uint32_t st;
+  unsigned n = 0;
+  while ((st = s.state.load(std::memory_order_acquire)) == kRefused) {
+    progress();  // our own parked sends may be what the sender waits for
+    spin(n);
+  }
+  Moved m = Moved::failed;
+  if (st == kDone) {
+    if (!dst.type) std::memcpy(dst.base, b.data, take);
+    m = dst.type && unpack_side(dst, b.data, 0, take) != MPI_SUCCESS ? Moved::failed : Moved::ok;
+  }
+  staging_pool().release(b);
+  return m;
+}
+
+constexpr size_t kChunk = size_t(256) << 10;  // pipelined: bytes per read
+
+// Stream bytes [0, take) of the sender's packed copy into dst, chunk by
+// chunk as the sender publishes them (kStreaming) or at once (kStaged).
+// Short local runs go through an L2-sized bounce and Loom's unpack; long
+// ones are scattered by the kernel directly.
+Moved read_stream(Header *h, Slot &s, const Side &dst, size_t take) {
+  bool bounce = dst.type && loom_type_num_runs(dst.type) > 0 &&
+                loom_type_size(dst.type) / loom_type_num_runs(dst.type) < 1024;
+  loom::xfer::Buffer b;
+  if (bounce && !(b = staging_pool().acquire(std::min(kChunk, take))).data) bounce = false;
+  Moved m = Moved::ok;
+  unsigned n = 0;
+  for (size_t off = 0; off < take && m == Moved::ok;) {
+    size_t len = std::min(kChunk, take - off);
+    while (s.packed_upto.load(std::memory_order_acquire) < off + len) spin(n);
+    if (bounce) {
+      m = read_bytes(h->pid, s.packed_addr + off, b.data, len);
+      if (m == Moved::ok && unpack_side(dst, b.data, off, len) != MPI_SUCCESS) m = Moved::failed;
+    } else {
+      m = read_packed(h->pid, s.packed_addr, dst, off, len);
+    }
+    off += len;
+  }
+  staging_pool().release(b);
+  return m;
+}
+
+// Single copy (or per block) from the sender's layout; a receive shorter
+// than the message reads it all into a bounce and keeps what fits.
+Moved read_direct(Header *h, Slot &s, const Side &dst, size_t take) {
+  loom_type remote = nullptr;
+  if (s.layout_addr && !(remote = remote_layout(*h, s))) return Moved::failed;
+  Moved m;
+  if (take == s.bytes) {
+    m = read_layout(h->pid, remote, s.base, s.count, s.bytes, dst, take, per_block());
+  } else {
+    loom::xfer::Buffer b = staging_pool().acquire(s.bytes);
+    Side run;
+    run.base = b.data;
+    run.bytes = s.bytes;
+    m = b.data ? read_layout(h->pid, remote, s.base, s.count, s.bytes, run, s.bytes, false)
+               : Moved::failed;
+    if (m == Moved::ok) {
+      if (dst.type) m = unpack_side(dst, b.data, 0, take) == MPI_SUCCESS ? m : Moved::failed;
+      else std::memcpy(dst.base, b.data, take);
+    }
+    staging_pool().release(b);
+  }
+  loom_type_free(remote);
+  return m;
+}
+
+// Moves the first `take` bytes of slot s's message into dst.
+Moved pull(Header *h, Slot &s, const Side &dst, size_t take) {
+  unsigned n = 0;
+  for (;;) {
+    uint32_t st = s.state.load(std::memory_order_acquire);
+    if (st == kStaging) {
+      spin(n);
+      continue;
+    }
+    if (st != kPosted && st != kStaged && st != kStreaming) return Moved::failed;
+    uint32_t to = st == kPosted ? kPulling : kPullingPacked;
+    if (!s.state.compare_exchange_strong(st, to, std::memory_order_acq_rel)) continue;
+    Moved m = take == 0             ? Moved::ok
+              : st == kPosted       ? read_direct(h, s, dst, take)
+                                    : read_stream(h, s, dst, take);
+    if (m == Moved::ok) {
+      s.state.store(kDone, std::memory_order_release);
+      return m;
+    }
+    return pull_pushed(h, s, st, dst, take);
+  }
+}
+
+}  // namespace
+
+bool may_meet_rdv(MPI_Comm comm, int source) {
+  if (!enabled() || source == MPI_PROC_NULL || !comm_key(comm)) return false;
+  if (source == MPI_ANY_SOURCE) return true;  // any sender may be a peer
+  return peer_segment(world_rank(comm, source)) != nullptr;
+}
+
+Arrival on_arrival(const char *got, MPI_Status *st, const Side &dst, int *rc) {
+  Rdv r;
+  std::memcpy(&r, got, sizeof r);
+  Header *h = nullptr;
+  Slot *s = slot_of(r, &h);
+  if (!s) return Arrival::data;
+  size_t take = std::min<size_t>(dst.bytes, s->bytes);
+  Moved m = pull(h, *s, dst, take);
+  PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)take);
+  *rc = m != Moved::ok ? MPI_ERR_OTHER : take < s->bytes ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+  if (*rc != MPI_SUCCESS) st->MPI_ERROR = *rc;
+  return Arrival::rdv;
+}
+
+void fix_probe(MPI_Comm comm, MPI_Status *st) {
+  if (!enabled() || !st || st->MPI_SOURCE < 0) return;
+  MPI_Count n = 0;
+  if (PMPI_Get_elements_x(st, MPI_BYTE, &n) != MPI_SUCCESS || n != (MPI_Count)kRdvBytes)
+    return;
+  uint64_t key = comm_key(comm);
+  Header *h = key ? peer_segment(world_rank(comm, st->MPI_SOURCE)) : nullptr;
+  if (!h) return;
+  // Invariant R: the probed message is an RDV; the earliest one no
+  // receive has taken yet is the one the system matched first.
+  const Slot *best = nullptr;
+  for (const Slot &s : h->slots) {
+    uint32_t state = s.state.load(std::memory_order_acquire);
+    if ((state == kPosted || state == kStaging || state == kStaged || state == kStreaming) &&
+        s.recv_world == my_world() && s.comm_key == key && s.tag == st->MPI_TAG &&
+        (!best || s.seq < best->seq))
+      best = &s;
+  }
+  if (best) PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)best->bytes);
+}
+
+}  // namespace l2l
+}  // namespace loom_mpi

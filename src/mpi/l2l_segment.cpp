@@ -1,0 +1,224 @@
+// Segments and peer discovery for the Loom-to-Loom protocol (see
+// l2l_segment.hpp and docs/protocol.md).
+#include "l2l_segment.hpp"
+
+#include "config.hpp"
+#include "errors.hpp"
+#include "requests.hpp"
+
+#include <fcntl.h>
+#include <linux/kcmp.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace loom_mpi {
+namespace l2l {
+namespace {
+
+// What the probe word of this process is (read by peers to test access).
+volatile uint64_t g_probe_word = kProbeWord;
+
+struct PeerEntry {
+  Header *seg = nullptr;    // mapped when known good
+  bool refused = false;     // never again (pull or push failed)
+  double next_check = 0.0;  // a miss is re-checked after this time
+  int misses = 0;           // backoff: 1 ms, doubling, up to 250 ms
+};
+
+std::mutex g_mu;
+bool g_on = false;
+int g_world = -1;
+uint64_t g_job = 0;
+Header *g_own = nullptr;
+std::string g_name;
+std::vector<PeerEntry> *g_peers = nullptr;  // by world rank; never destroyed
+std::atomic<bool> g_any{false};
+
+double now_s() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdull;
+}
+
+// The job on this node: the launcher's per-node proxy (our parent) and
+// when it started, with the world size.  0 when /proc cannot tell.
+uint64_t job_key(int world_size) {
+  pid_t pp = getppid();
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", (int)pp);
+  FILE *f = std::fopen(path, "r");
+  if (!f) return 0;
+  char buf[1024];
+  size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[n] = 0;
+  // Field 22 (starttime) counts from the field after the command's ')'.
+  const char *p = std::strrchr(buf, ')');
+  if (!p) return 0;
+  unsigned long long start = 0;
+  int field = 2;
+  for (const char *q = p + 1; *q; ++q)
+    if (*q == ' ' && ++field == 22) {
+      start = std::strtoull(q + 1, nullptr, 10);
+      break;
+    }
+  if (!start) return 0;
+  return mix(mix(mix(0x4c4f4f4dull, (uint64_t)pp), start), (uint64_t)world_size);
+}
+
+std::string seg_name(int w) {
+  char b[64];
+  std::snprintf(b, sizeof b, "/loom-%016llx-%d", (unsigned long long)g_job, w);
+  return b;
+}
+
+// Whether this process may read pid's memory: kcmp is the kernel's cheap
+// proxy for the ptrace check process_vm_readv makes; then one real read.
+bool readable(const Header *h) {
+  if (!config().on(Id::cma)) return false;
+  if (syscall(SYS_kcmp, (long)getpid(), (long)h->pid, KCMP_VM, 0L, 0L) < 0 &&
+      errno != ENOSYS)
+    return false;
+  uint64_t v = 0;
+  iovec l{&v, sizeof v}, r{reinterpret_cast<void *>(h->probe_addr), sizeof v};
+  return process_vm_readv(h->pid, &l, 1, &r, 1, 0) == (ssize_t)sizeof v &&
+         v == kProbeWord;
+}
+
+Header *map_peer(int w) {
+  std::string name = seg_name(w);
+  int fd = shm_open(name.c_str(), O_RDWR, 0);
+  if (fd < 0) return nullptr;
+  void *p = mmap(nullptr, sizeof(Header), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (p == MAP_FAILED) return nullptr;
+  auto *h = static_cast<Header *>(p);
+  if (h->magic != kMagic || h->version != kVersion || h->world_rank != w ||
+      kill(h->pid, 0) != 0) {
+    munmap(p, sizeof(Header));
+    return nullptr;
+  }
+  return h;
+}
+
+// Maps w's segment if it can be had now (under g_mu).
+Header *segment_locked(PeerEntry &e, int w) {
+  if (e.seg) return e.seg;
+  double t = now_s();
+  if (t < e.next_check) return nullptr;
+  Header *h = map_peer(w);
+  if (!h) {
+    e.next_check = t + std::min(0.25, 0.001 * (1 << std::min(e.misses++, 8)));
+    return nullptr;
+  }
+  if (!readable(h)) __atomic_store_n(&e.refused, true, __ATOMIC_RELEASE);
+  __atomic_store_n(&e.seg, h, __ATOMIC_RELEASE);
+  g_any.store(true, std::memory_order_relaxed);
+  note("Loom-to-Loom: world rank %d (pid %d) is a Loom process%s", w, (int)h->pid,
+       e.refused ? " this one cannot read: staged" : "");
+  return h;
+}
+
+PeerEntry *entry_of(int w) {
+  if (!g_on || w < 0 || w == g_world || !g_peers || (size_t)w >= g_peers->size())
+    return nullptr;
+  return &(*g_peers)[(size_t)w];
+}
+
+}  // namespace
+
+void start() {
+  std::lock_guard<std::mutex> g(g_mu);
+  if (g_own || !config().on(Id::l2l) || !config().on(Id::p2p)) return;
+  int size = 0;
+  if (PMPI_Comm_rank(MPI_COMM_WORLD, &g_world) != MPI_SUCCESS ||
+      PMPI_Comm_size(MPI_COMM_WORLD, &size) != MPI_SUCCESS || size < 2)
+    return;
+  g_job = job_key(size);
+  if (!g_job) return;
+  g_name = seg_name(g_world);
+  shm_unlink(g_name.c_str());  // a leftover of a crashed run with our key
+  int fd = shm_open(g_name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) return;
+  if (ftruncate(fd, sizeof(Header)) != 0) {
+    close(fd);
+    shm_unlink(g_name.c_str());
+    return;
+  }
+  void *p = mmap(nullptr, sizeof(Header), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (p == MAP_FAILED) {
+    shm_unlink(g_name.c_str());
+    return;
+  }
+  auto *h = static_cast<Header *>(p);  // zero-filled by ftruncate
+  h->pid = getpid();
+  h->world_size = size;
+  h->world_rank = g_world;
+  h->probe_addr = reinterpret_cast<uint64_t>(&g_probe_word);
+  h->version = kVersion;
+  std::atomic_thread_fence(std::memory_order_release);
+  h->magic = kMagic;
+  if (!g_peers) g_peers = new std::vector<PeerEntry>((size_t)size);
+  g_own = h;
+  g_on = true;
+  arm_finalize_hook();
+  note("Loom-to-Loom: segment %s", g_name.c_str());
+}
+
+void stop() {
+  std::lock_guard<std::mutex> g(g_mu);
+  if (!g_on) return;
+  g_on = false;
+  shm_unlink(g_name.c_str());
+  // The mapping stays: receivers that still hold it read DONE slots only.
+}
+
+bool enabled() { return g_on; }
+int my_world() { return g_world; }
+Header *own() { return g_own; }
+bool any_peer() { return g_any.load(std::memory_order_relaxed); }
+
+Header *peer_segment(int w) {
+  PeerEntry *e = entry_of(w);
+  if (!e) return nullptr;
+  Header *h = __atomic_load_n(&e->seg, __ATOMIC_ACQUIRE);
+  if (h) return h;
+  std::lock_guard<std::mutex> g(g_mu);
+  return segment_locked(*e, w);
+}
+
+Header *peer(int w) {
+  Header *h = peer_segment(w);
+  if (!h) return nullptr;
+  return __atomic_load_n(&(*g_peers)[(size_t)w].refused, __ATOMIC_ACQUIRE) ? nullptr : h;
+}
+
+void refuse(int w, const char *why) {
+  if (!g_peers || w < 0 || (size_t)w >= g_peers->size()) return;
+  std::lock_guard<std::mutex> g(g_mu);
+  PeerEntry &e = (*g_peers)[(size_t)w];
+  if (e.refused) return;
+  __atomic_store_n(&e.refused, true, __ATOMIC_RELEASE);
+  note("Loom-to-Loom: world rank %d refused (%s): staged from now on", w, why);
+}
+
+}  // namespace l2l
+}  // namespace loom_mpi

@@ -1,0 +1,107 @@
+// Loom-to-Loom on one node (docs/protocol.md): each Loom process's shared
+// segment (header and send slots), and knowing which peers have one.
+//
+// A segment is created at MPI_Init by its owner and mapped by any Loom
+// process that receives from it.  Slots are written by the owner (the
+// sender) and by exactly one receiver, through the state word only (CAS);
+// every other field is written by the sender before it publishes POSTED
+// with a release store and read by the receiver after an acquire load.
+#pragma once
+#include <mpi.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace loom_mpi {
+namespace l2l {
+
+constexpr uint32_t kMagic = 0x4c4d5347;  // "LMSG"
+constexpr uint32_t kVersion = 1;
+constexpr uint32_t kSlots = 512;
+
+enum SlotState : uint32_t {
+  kFree = 0,
+  kPosted,         // sender's data in place, RDV sent
+  kPulling,        // a receiver is reading the sender's layout
+  kStaging,        // the sender is packing (it gave up waiting)
+  kStaged,         // packed copy at `packed_addr`
+  kPullingPacked,  // a receiver is reading the packed copy
+  kRefused,        // the receiver could not read: the sender pushes
+  kDone,           // the receiver has the data; the sender may reuse it
+  kFailed,         // the push failed too: the receiver reports an error
+  kStreaming,      // pipelined: the sender packs into `packed_addr`,
+                   // publishing progress in `packed_upto`
+};
+
+struct Slot {
+  std::atomic<uint32_t> state;
+  int32_t tag;
+  int32_t recv_world;  // the receiving process (world rank)
+  int32_t pad;
+  uint64_t comm_key;
+  uint64_t token[2];
+  uint64_t seq;          // sender-wide, for probes (earliest first)
+  uint64_t bytes;        // packed bytes of the message
+  uint64_t base;         // the sender's base address (layout origin)
+  int64_t count;
+  uint64_t layout_addr;  // serialized plan in the sender's memory; 0: one run
+  uint64_t layout_len;
+  uint64_t layout_id;
+  uint64_t packed_addr;  // kStaged: the packed copy
+  uint64_t push_addr;    // kRefused: where the receiver wants the stream
+  uint64_t push_len;
+  std::atomic<uint64_t> packed_upto;  // kStreaming: bytes packed so far
+};
+
+struct Header {
+  uint32_t magic, version;
+  int32_t pid, world_size, world_rank, pad;
+  uint64_t probe_addr;  // address of kProbeWord in the owner's memory
+  std::atomic<uint64_t> seq;
+  Slot slots[kSlots];
+};
+
+constexpr uint64_t kProbeWord = 0x6c6f6f6d2d636d61ull;
+
+// The RDV message: exactly kRdvBytes on the wire (Invariant R).
+struct Rdv {
+  uint32_t magic;
+  uint32_t version;
+  uint64_t token[2];
+  int32_t sender_world;
+  uint32_t slot;
+  uint64_t bytes;
+  uint32_t pad;
+} __attribute__((packed));
+constexpr size_t kRdvBytes = 44;
+static_assert(sizeof(Rdv) == kRdvBytes, "RDV layout");
+constexpr uint32_t kRdvMagic = 0x56524d4c;  // "LMRV"
+
+// Called at the end of MPI_Init: creates this process's segment (when
+// LOOM_L2L is on and the job can be identified).  Never blocks on peers.
+void start();
+// Called at MPI_Finalize: no new L2L sends; unlinks the segment.
+void stop();
+// Whether this process takes part at all.
+bool enabled();
+
+// This process's world rank and segment (nullptr when not enabled).
+int my_world();
+Header *own();
+
+// The segment of world rank w when w is a Loom process on this node that
+// this process may read with cross-memory attach; nullptr otherwise.
+// Cheap when cached; a miss is re-checked at most every 250 ms.
+Header *peer(int w);
+// Whether any peer has been seen (receives from MPI_ANY_SOURCE need the
+// RDV check only then).
+bool any_peer();
+// w's segment whether or not this process may read w (receivers check
+// RDVs against it; a sender that cannot be read is pushed to).
+Header *peer_segment(int w);
+// Marks w as unreadable (a pull failed): later sends to it are staged.
+void refuse(int w, const char *why);
+
+}  // namespace l2l
+}  // namespace loom_mpi

@@ -1,0 +1,335 @@
+// The sending side of the Loom-to-Loom protocol (docs/protocol.md): slots,
+// RDVs, and finishing a send (pulled, or packed when the receiver is late).
+#include "l2l.hpp"
+
+#include "comm_keys.hpp"
+#include "config.hpp"
+#include "errors.hpp"
+#include "l2l_layouts.hpp"
+#include "l2l_move.hpp"
+
+#include <sched.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <algorithm>
+#include <mutex>
+#include <vector>
+
+namespace loom_mpi {
+namespace l2l {
+namespace {
+
+// What the sender keeps for a slot besides the shared part.
+struct SendRec {
+  Side side;                      // side.type referenced while in use
+  std::shared_ptr<const Layout> layout;
+  loom::xfer::Buffer packed;      // the packed copy (kStaged)
+  bool parked = false;            // completed for the program; slot still busy
+};
+
+std::mutex g_mu;
+std::vector<uint32_t> *g_free = nullptr;  // free slot indices
+SendRec *g_recs = nullptr;                // kSlots of them
+std::atomic<int> g_parked{0};
+thread_local int t_wait_depth = 0;
+
+uint64_t g_rng[2];
+
+void init_locked() {
+  if (g_free) return;
+  g_recs = new SendRec[kSlots];
+  g_free = new std::vector<uint32_t>();
+  for (uint32_t i = kSlots; i-- > 0;) g_free->push_back(i);
+  if (getrandom(g_rng, sizeof g_rng, 0) != (ssize_t)sizeof g_rng) {
+    timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    g_rng[0] = (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid();
+    g_rng[1] = (uint64_t)ts.tv_sec ^ 0xD1B54A32D192ED03ull;
+  }
+}
+
+// xorshift128+ seeded from getrandom: tokens are never shown to any
+// program, so unpredictability within the job is what matters.
+uint64_t next_rand_locked() {
+  uint64_t s1 = g_rng[0];
+  const uint64_t s0 = g_rng[1];
+  g_rng[0] = s0;
+  s1 ^= s1 << 23;
+  g_rng[1] = s1 ^ s0 ^ (s1 >> 17) ^ (s0 >> 26);
+  return g_rng[1] + s0;
+}
+
+double now_us() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
+}
+
+void release_slot(uint32_t i) {
+  SendRec &r = g_recs[i];
+  if (r.side.type) loom_type_free(r.side.type);
+  r.side = Side{};
+  r.layout.reset();
+  staging_pool().release(r.packed);
+  r.parked = false;
+  own()->slots[i].state.store(kFree, std::memory_order_release);
+  std::lock_guard<std::mutex> g(g_mu);
+  g_free->push_back(i);
+}
+
+// The packed stream of the slot's message, in r.packed (allocated here).
+bool pack_copy(SendRec &r) {
+  r.packed = staging_pool().acquire(r.side.bytes);
+  if (!r.packed.data) return false;
+  if (!r.side.type) {
+    std::memcpy(r.packed.data, r.side.base, r.side.bytes);
+    return true;
+  }
+  return pack_side(r.side, r.packed.data) == MPI_SUCCESS;
+}
+
+// The receiver could not read the sender: write the stream where it asked.
+void serve_push(uint32_t i) {
+  Slot &s = own()->slots[i];
+  SendRec &r = g_recs[i];
+  Header *peer_seg = peer_segment(s.recv_world);
+  bool ok = peer_seg && (r.packed.data || pack_copy(r)) &&
+            write_packed(peer_seg->pid, r.packed.data, s.push_addr,
+                         std::min<uint64_t>(s.push_len, s.bytes)) == Moved::ok;
+  if (!ok) refuse(s.recv_world, "push failed");
+  else refuse(s.recv_world, "receiver cannot read this process");
+  s.state.store(ok ? kDone : kFailed, std::memory_order_release);
+}
+
+// Finishes slot i for the program: returns once the user's buffer is free
+// (pulled, or packed here).  `wait_us`: how long a POSTED slot may wait
+// for its receiver first.
+int finish(uint32_t i, double wait_us) {
+  Slot &s = own()->slots[i];
+  SendRec &r = g_recs[i];
+  double deadline = wait_us > 0 ? now_us() + wait_us : 0;
+  for (unsigned spins = 0;; ++spins) {
+    uint32_t st = s.state.load(std::memory_order_acquire);
+    switch (st) {
+      case kDone:
+      case kFailed:
+        release_slot(i);
+        return MPI_SUCCESS;
+      case kRefused:
+        serve_push(i);
+        continue;
+      case kPosted:
+        if (wait_us <= 0 || now_us() >= deadline) {
+          uint32_t expect = kPosted;
+          if (!s.state.compare_exchange_strong(expect, kStaging,
+                                               std::memory_order_acq_rel))
+            continue;  // the receiver started meanwhile
+          if (!pack_copy(r)) {
+            // No memory for the copy: wait for the receiver after all.
+            s.state.store(kPosted, std::memory_order_release);
+            wait_us = 1e18;
+            continue;
+          }
+          s.packed_addr = reinterpret_cast<uint64_t>(r.packed.data);
+          s.packed_upto.store(r.side.bytes, std::memory_order_relaxed);
+          r.parked = true;
+          g_parked.fetch_add(1, std::memory_order_release);
+          s.state.store(kStaged, std::memory_order_release);
+          return MPI_SUCCESS;
+        }
+        break;
+      default:
+        break;  // a receiver is moving the data: it needs nothing from us
+    }
+    if (spins > 64) sched_yield();
+  }
+}
+
+// Slot i's op completed at the system level (its RDV left).
+void on_send_data(PendingOp &op, MPI_Status *st) {
+  uint32_t i = (uint32_t)(uintptr_t)op.ctx;
+  int cancelled = 0;
+  if (st) PMPI_Test_cancelled(st, &cancelled);
+  if (cancelled) {
+    // Never matched: no receiver will pull it.
+    if (g_recs[i].parked) g_parked.fetch_sub(1, std::memory_order_release);
+    return release_slot(i);
+  }
+  if (g_recs[i].parked) return;  // streamed: the user's buffer is free
+  double grace = t_wait_depth > 0 ? (double)config().bytes(Id::l2l_grace) : 0.0;
+  finish(i, grace);
+}
+
+// Pipelined pack for layouts of short runs (the kernel's per-entry cost
+// of cross-memory attach is paid per run); single copy for long ones.
+bool streams(const Side &s) {
+  if (!s.type) return false;
+  int64_t runs = loom_type_num_runs(s.type);
+  return runs > 0 && loom_type_size(s.type) / runs < (int64_t)config().bytes(Id::l2l_run);
+}
+
+// Packs slot i's message into its packed copy chunk by chunk, publishing
+// progress for a receiver reading behind.
+void stream_pack(uint32_t i) {
+  Slot &sl = own()->slots[i];
+  SendRec &r = g_recs[i];
+  constexpr size_t kChunk = size_t(256) << 10;
+  for (size_t off = 0; off < r.side.bytes;) {
+    size_t len = std::min(kChunk, r.side.bytes - off);
+    loom_pack_range(r.side.base, r.side.count, r.side.type, off, len, r.packed.data + off);
+    off += len;
+    sl.packed_upto.store(off, std::memory_order_release);
+  }
+  r.parked = true;
+  g_parked.fetch_add(1, std::memory_order_release);
+}
+
+// Whether the selection gives a message of this shape to the protocol.
+bool wanted(const Side &s) {
+  size_t min = (size_t)config().bytes(Id::l2l_min);
+  if (s.bytes == kRdvBytes) return true;  // Invariant R
+  return s.type ? s.bytes >= min : s.bytes >= 16 * min;
+}
+
+// Claims and fills a slot for side s to world rank w; publishes POSTED.
+// Returns the slot index or -1.
+int64_t post(const Side &s, int w, int tag, uint64_t key, Rdv *rdv) {
+  std::shared_ptr<const Layout> lay;
+  if (s.type && !(lay = local_layout(s.type))) return -1;
+  uint32_t i;
+  uint64_t tok[2];
+  {
+    std::lock_guard<std::mutex> g(g_mu);
+    init_locked();
+    if (g_free->empty()) return -1;
+    i = g_free->back();
+    g_free->pop_back();
+    tok[0] = next_rand_locked();
+    tok[1] = next_rand_locked();
+  }
+  SendRec &r = g_recs[i];
+  r.side = s;
+  if (s.type) loom_type_ref(s.type);
+  r.layout = lay;
+  Header *h = own();
+  Slot &sl = h->slots[i];
+  sl.tag = tag;
+  sl.recv_world = w;
+  sl.comm_key = key;
+  sl.token[0] = tok[0];
+  sl.token[1] = tok[1];
+  sl.seq = h->seq.fetch_add(1, std::memory_order_relaxed) + 1;
+  sl.bytes = s.bytes;
+  sl.base = reinterpret_cast<uint64_t>(s.base);
+  sl.count = s.count;
+  sl.layout_addr = lay ? reinterpret_cast<uint64_t>(lay->bytes.data()) : 0;
+  sl.layout_len = lay ? lay->bytes.size() : 0;
+  sl.layout_id = lay ? lay->id : 0;
+  sl.packed_addr = sl.push_addr = sl.push_len = 0;
+  sl.packed_upto.store(0, std::memory_order_relaxed);
+  bool stream = streams(s) && (r.packed = staging_pool().acquire(s.bytes)).data;
+  if (stream) sl.packed_addr = reinterpret_cast<uint64_t>(r.packed.data);
+  sl.state.store(stream ? kStreaming : kPosted, std::memory_order_release);
+  *rdv = Rdv{kRdvMagic, kVersion, {tok[0], tok[1]}, my_world(), i, s.bytes, 0};
+  return i;
+}
+
+// The local side of a send: Loom's Side for a non-contiguous layout, or
+// the one run of a contiguous one (type null).  False: not for us.
+bool send_side(const void *buf, int count, MPI_Datatype dt, Side *s) {
+  if (count <= 0 || classify(buf, count, dt, s, Use::staged) != MPI_SUCCESS) return false;
+  return s->type || contiguous_run(buf, count, dt, s);
+}
+
+// Everything before the RDV leaves: -1 when the protocol does not apply.
+int64_t prepare(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm, Rdv *rdv) {
+  if (!enabled() || dest < 0) return -1;
+  uint64_t key = comm_key(comm);
+  if (!key) return -1;
+  int w = world_rank(comm, dest);
+  if (w < 0 || !peer(w)) return -1;
+  Side s;
+  if (!send_side(buf, count, dt, &s) || !wanted(s)) return -1;
+  return post(s, w, tag, key, rdv);
+}
+
+}  // namespace
+
+bool may_send_to(MPI_Comm comm, int dest) {
+  return enabled() && dest >= 0 && comm_key(comm) && peer(world_rank(comm, dest));
+}
+
+WaitScope::WaitScope() { ++t_wait_depth; }
+WaitScope::~WaitScope() { --t_wait_depth; }
+
+int send(IsendFn sys, const void *buf, int count, MPI_Datatype dt, int dest,
+         int tag, MPI_Comm comm) {
+  Rdv rdv;
+  int64_t i = prepare(buf, count, dt, dest, tag, comm, &rdv);
+  if (i < 0) return kFallback;
+  MPI_Request r;
+  int rc = sys(&rdv, (int)kRdvBytes, MPI_BYTE, dest, tag, comm, &r);
+  if (rc != MPI_SUCCESS) {
+    release_slot((uint32_t)i);  // never sent: no receiver holds it
+    return rc;
+  }
+  if (g_recs[i].packed.data) stream_pack((uint32_t)i);  // overlaps the pull
+  rc = PMPI_Wait(&r, MPI_STATUS_IGNORE);
+  if (!g_recs[i].parked) finish((uint32_t)i, (double)config().bytes(Id::l2l_grace));
+  return rc;
+}
+
+int isend(IsendFn sys, const void *buf, int count, MPI_Datatype dt, int dest,
+          int tag, MPI_Comm comm, MPI_Request *req) {
+  Rdv rdv;
+  int64_t i = prepare(buf, count, dt, dest, tag, comm, &rdv);
+  if (i < 0) return kFallback;
+  PendingOp *op = op_new(PendingOp::kSend, comm);
+  op->ctx = reinterpret_cast<void *>((uintptr_t)i);
+  op->on_data = on_send_data;
+  // The RDV is copied by the system before Isend returns (44 bytes: every
+  // MPI sends it eagerly); op staging keeps it alive regardless.
+  if (op_stage(op, kRdvBytes) != MPI_SUCCESS) {
+    op_discard(op);
+    release_slot((uint32_t)i);
+    return kFallback;
+  }
+  std::memcpy(op->staging.data, &rdv, kRdvBytes);
+  int rc = sys(op->staging.data, (int)kRdvBytes, MPI_BYTE, dest, tag, comm, req);
+  if (rc != MPI_SUCCESS) {
+    op_discard(op);
+    release_slot((uint32_t)i);
+    return rc;
+  }
+  if (g_recs[i].packed.data) stream_pack((uint32_t)i);
+  op_register(op, *req, true);
+  return MPI_SUCCESS;
+}
+
+int parked() { return g_parked.load(std::memory_order_acquire); }
+
+void poll() {
+  if (g_parked.load(std::memory_order_acquire) == 0) return;
+  static std::mutex poll_mu;
+  std::unique_lock<std::mutex> pl(poll_mu, std::try_to_lock);
+  if (!pl.owns_lock()) return;
+  for (uint32_t i = 0; i < kSlots; ++i) {
+    if (!g_recs[i].parked) continue;
+    uint32_t st = own()->slots[i].state.load(std::memory_order_acquire);
+    if (st == kRefused) {
+      serve_push(i);
+      st = own()->slots[i].state.load(std::memory_order_acquire);
+    }
+    if (st == kDone || st == kFailed) {
+      g_parked.fetch_sub(1, std::memory_order_release);
+      release_slot(i);
+    }
+  }
+}
+
+}  // namespace l2l
+}  // namespace loom_mpi
