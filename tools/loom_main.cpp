@@ -193,18 +193,23 @@ void add_progress_options(CLI::App *cmd, loom_bench::ProgressMode &mode) {
       ->excludes(quiet);
 }
 
+// --reps and --budget: how many timed rounds per `unit` ("case" ...).
+void add_rounds_options(CLI::App *cmd, int &reps, double &budget, const std::string &unit) {
+  cmd->add_option("--reps", reps,
+                  "timed rounds per " + unit + " (default: as many as fit in --budget)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--budget", budget,
+                  "seconds of timed rounds per " + unit + " when --reps is not given")
+      ->check(CLI::PositiveNumber);
+}
+
 // Options shared by `loom bench p2p` and `loom bench coll`.
 void add_comm_options(CLI::App *cmd, loom_bench::CommBenchArgs &a) {
   cmd->add_option("--case", a.case_regex,
                   "run the cases whose name or group matches this regular "
                   "expression (POSIX extended, case-insensitive, e.g. 'DDTBench', "
                   "'vec 8B', 'halo')");
-  cmd->add_option("--reps", a.reps,
-                  "timed rounds per measurement (default: as many as fit in --budget)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--budget", a.budget,
-                  "seconds of timed rounds per measurement when --reps is not given")
-      ->check(CLI::PositiveNumber);
+  add_rounds_options(cmd, a.reps, a.budget, "measurement");
   add_output_options(cmd, a.json, a.csv);
   cmd->add_option("--stat", a.stat, "statistic in the tables: median (default) or min")
       ->check(CLI::IsMember({"median", "min"}));
@@ -232,12 +237,7 @@ int main(int argc, char **argv) {
   pack->add_option("--case", pa.case_regex,
                    "run the cases whose name matches this regular expression "
                    "(POSIX extended, case-insensitive, e.g. 'Vector|Face')");
-  pack->add_option("--reps", pa.reps,
-                   "timed rounds per case (default: as many as fit in --budget)")
-      ->check(CLI::PositiveNumber);
-  pack->add_option("--budget", pa.budget,
-                   "seconds of timed rounds per case when --reps is not given")
-      ->check(CLI::PositiveNumber);
+  add_rounds_options(pack, pa.reps, pa.budget, "case");
   add_output_options(pack, pa.json, pa.csv);
   pack->add_option("--mpi-calls", pa.mpi_calls,
                    "what the MPI column calls: pmpi (the system MPI, default) or "
@@ -299,12 +299,7 @@ int main(int argc, char **argv) {
       "from the sender's packed buffer, against memcpy of the same bytes "
       "(scripts/plot_cma.py draws the JSON)");
   cma->add_flag("--quick", ca.quick, "smoke test: small sizes, verification and two rounds");
-  cma->add_option("--reps", ca.reps,
-                  "timed rounds per case (default: as many as fit in --budget)")
-      ->check(CLI::PositiveNumber);
-  cma->add_option("--budget", ca.budget,
-                  "seconds of timed rounds per case when --reps is not given")
-      ->check(CLI::PositiveNumber);
+  add_rounds_options(cma, ca.reps, ca.budget, "case");
   add_output_options(cma, ca.json, ca.csv);
 
   bool info_markdown = false;

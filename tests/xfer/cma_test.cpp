@@ -83,12 +83,11 @@ Type receiver(const TypeSpecPtr &spec, loom_type sender, int64_t count, std::mt1
 TEST(Cma, RandomLayoutsMatchUnpack) {
   std::mt19937_64 rng(run_seed("Cma.RandomLayoutsMatchUnpack"));
   for (int trial = 0; trial < 40; trial++) {
-    TypeSpecPtr spec = random_spec(rng, 4);
-    Type st = committed(spec);
-    ASSERT_TRUE(st);
-    const int64_t count = 1 + rng() % 3;
-    const size_t total = loom_type_size(st.get()) * count;
-    if (total == 0) continue;
+    const RandomMessage msg(rng);
+    const TypeSpecPtr &spec = msg.spec;
+    const Type &st = msg.type;
+    const int64_t count = msg.count;
+    const size_t total = msg.total;
     SCOPED_TRACE(describe(spec) + " x" + std::to_string(count));
     const uint64_t seed = rng();
     Peer peer(st.get(), count, seed);

@@ -69,13 +69,11 @@ Walked walk(const Side &local, const Side &remote, size_t off, size_t len, IovLi
 TEST(IovPair, RandomLayoutsAndLimits) {
   std::mt19937_64 rng(run_seed("IovPair.RandomLayoutsAndLimits"));
   for (int trial = 0; trial < 150 && !HasFailure(); trial++) {
-    TypeSpecPtr spec = random_spec(rng, 4);
-    Type rt = committed(spec);
-    ASSERT_TRUE(rt);
-    const int64_t count = 1 + rng() % 3;
-    const size_t total = loom_type_size(rt.get()) * count;
-    if (total == 0) continue;
-    SCOPED_TRACE(describe(spec));
+    const RandomMessage msg(rng);
+    const Type &rt = msg.type;
+    const int64_t count = msg.count;
+    const size_t total = msg.total;
+    SCOPED_TRACE(describe(msg.spec));
     Type lt = scattered_bytes(total, rng);
     const uint64_t seed = rng(), lseed = rng();
     Message src(rt.get(), count, seed);

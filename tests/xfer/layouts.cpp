@@ -28,6 +28,15 @@ Type scattered_bytes(int64_t size, std::mt19937_64 &rng) {
   return Type(t);
 }
 
+RandomMessage::RandomMessage(std::mt19937_64 &rng) {
+  do {
+    spec = random_spec(rng, 4);
+    type = committed(spec);
+    count = 1 + rng() % 3;
+    total = type ? static_cast<size_t>(loom_type_size(type.get()) * count) : 0;
+  } while (total == 0);
+}
+
 namespace {
 int64_t span_of(loom_type t, int64_t count, int64_t *hi) {
   int64_t lo;

@@ -1,37 +1,15 @@
 #include "peer.hpp"
 
+#include "fd_io.hpp"
 #include "layouts.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 
 namespace loomtest {
 namespace {
-
-bool write_all(int fd, const void *p, size_t n) {
-  const char *c = static_cast<const char *>(p);
-  while (n > 0) {
-    ssize_t k = write(fd, c, n);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return false;
-    c += k, n -= k;
-  }
-  return true;
-}
-
-bool read_all(int fd, void *p, size_t n) {
-  char *c = static_cast<char *>(p);
-  while (n > 0) {
-    ssize_t k = read(fd, c, n);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return false;
-    c += k, n -= k;
-  }
-  return true;
-}
 
 struct Report {
   uintptr_t origin, packed;
@@ -48,11 +26,10 @@ struct Report {
   ok = ok && loom_layout_encode(t, layout.data(), len, &len) == LOOM_OK;
   unsigned char *origin = m.origin();
   Report r{reinterpret_cast<uintptr_t>(origin), reinterpret_cast<uintptr_t>(packed.data()), len};
-  if (ok && write_all(to_parent, &r, sizeof r) && write_all(to_parent, layout.data(), len)) {
-    char c;  // until the parent closes its end
-    ssize_t k;
-    do k = read(from_parent, &c, 1);
-    while (k < 0 && errno == EINTR);
+  if (ok && loom::xfer::write_full(to_parent, &r, sizeof r) &&
+      loom::xfer::write_full(to_parent, layout.data(), len)) {
+    char c;
+    loom::xfer::read_full(from_parent, &c, 1);  // returns when the parent closes its end
   }
   _exit(ok ? 0 : 1);
 }
@@ -88,9 +65,9 @@ Peer::Peer(loom_type t, int64_t count, uint64_t seed) {
   close(up[1]), close(down[0]);
   to_child_ = down[1];
   Report r;
-  if (pid_ > 0 && read_all(up[0], &r, sizeof r)) {
+  if (pid_ > 0 && loom::xfer::read_full(up[0], &r, sizeof r)) {
     layout_.resize(r.layout_len);
-    if (read_all(up[0], layout_.data(), layout_.size())) {
+    if (loom::xfer::read_full(up[0], layout_.data(), layout_.size())) {
       origin_ = r.origin;
       packed_ = r.packed;
     } else {

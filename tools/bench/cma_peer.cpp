@@ -3,24 +3,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
-
+#include "fd_io.hpp"
 #include "harness.h"
 
 namespace loom_bench {
 namespace {
-
-// Whole reads and writes on a pipe (false: the other end is gone).
-bool io_all(bool out, int fd, void *p, size_t n) {
-  char *c = static_cast<char *>(p);
-  while (n > 0) {
-    const ssize_t k = out ? write(fd, c, n) : read(fd, c, n);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return false;
-    c += k, n -= k;
-  }
-  return true;
-}
 
 struct Request {
   int64_t count, block;  // count 0: exit
@@ -33,9 +20,9 @@ struct Hello {
   Buf data = make_buf(span), packed = make_buf(packed_bytes);
   fill_random(data.get(), span, seed);
   Hello h{reinterpret_cast<uintptr_t>(data.get()), reinterpret_cast<uintptr_t>(packed.get())};
-  if (!io_all(true, out, &h, sizeof h)) _exit(1);
+  if (!loom::xfer::write_full(out, &h, sizeof h)) _exit(1);
   Request r;
-  while (io_all(false, in, &r, sizeof r) && r.count > 0) {
+  while (loom::xfer::read_full(in, &r, sizeof r) && r.count > 0) {
     loom_type t = cma_bench_vector(r.count, r.block);
     size_t pos = 0;
     const double t0 = now_s();
@@ -43,7 +30,7 @@ struct Hello {
     double took = now_s() - t0;
     loom_type_free(t);
     if (!ok) took = -1;
-    if (!io_all(true, out, &took, sizeof took)) break;
+    if (!loom::xfer::write_full(out, &took, sizeof took)) break;
   }
   _exit(0);
 }
@@ -77,7 +64,7 @@ CmaSender::CmaSender(size_t span, size_t packed, uint64_t seed) {
   close(down[0]), close(up[1]);
   to_ = down[1], from_ = up[0];
   Hello h;
-  if (pid > 0 && io_all(false, from_, &h, sizeof h)) {
+  if (pid > 0 && loom::xfer::read_full(from_, &h, sizeof h)) {
     pid_ = pid;
     data_ = h.data;
     packed_ = h.packed;
@@ -88,7 +75,7 @@ CmaSender::CmaSender(size_t span, size_t packed, uint64_t seed) {
 
 CmaSender::~CmaSender() {
   Request stop{0, 0};
-  if (pid_ > 0) io_all(true, to_, &stop, sizeof stop);
+  if (pid_ > 0) loom::xfer::write_full(to_, &stop, sizeof stop);
   if (to_ >= 0) close(to_);
   if (from_ >= 0) close(from_);
   if (pid_ > 0) waitpid(pid_, nullptr, 0);
@@ -97,7 +84,8 @@ CmaSender::~CmaSender() {
 double CmaSender::pack(int64_t count, int64_t block) {
   Request r{count, block};
   double took = -1;
-  if (pid_ <= 0 || !io_all(true, to_, &r, sizeof r) || !io_all(false, from_, &took, sizeof took))
+  if (pid_ <= 0 || !loom::xfer::write_full(to_, &r, sizeof r) ||
+      !loom::xfer::read_full(from_, &took, sizeof took))
     return -1;
   return took;
 }
