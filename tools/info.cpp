@@ -54,16 +54,6 @@ std::string range_text(const Spec &sp) {
   return "";
 }
 
-// The drop-in built beside this program (build/<flavor>/), or "".
-std::string dropin_beside_me() {
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) return "";
-  std::string path(exe, (size_t)n);
-  path = path.substr(0, path.rfind('/') + 1) + "libloom-mpi.so";
-  return access(path.c_str(), R_OK) == 0 ? path : "";
-}
-
 // "default", "environment", and which variable when not the setting's own
 // name (a legacy one) or when its value was rejected.
 std::string source_text(const Spec &sp, const Value &v) {
@@ -78,6 +68,15 @@ std::string source_text(const Spec &sp, const Value &v) {
 }
 
 }  // namespace
+
+std::string dropin_beside_me() {
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return "";
+  std::string path(exe, (size_t)n);
+  path = path.substr(0, path.rfind('/') + 1) + "libloom-mpi.so";
+  return access(path.c_str(), R_OK) == 0 ? path : "";
+}
 
 int print_info(std::FILE *out) {
   fmt::print(out, "Loom {} for {}\n", LOOM_VERSION, flavor_name(kBuildFlavor));

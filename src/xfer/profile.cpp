@@ -119,18 +119,6 @@ bool parse_json(const json &j, Profile *out, std::string *why) {
   return true;
 }
 
-// mkdir -p of the directory part of @p path.
-bool make_parent_dirs(const std::string &path, std::string *why) {
-  for (size_t at = path.find('/', 1); at != std::string::npos; at = path.find('/', at + 1)) {
-    std::string dir = path.substr(0, at);
-    if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-      *why = "cannot create " + dir + ": " + std::strerror(errno);
-      return false;
-    }
-  }
-  return true;
-}
-
 }  // namespace
 
 double Profile::cell(Scheme s, size_t i, size_t j) const {
@@ -197,6 +185,17 @@ bool write_profile(const std::string &path, const Profile &p, std::string *why) 
   out << profile_json(p);
   out.close();
   if (!out) return *why = "cannot write " + path + ": " + std::strerror(errno), false;
+  return true;
+}
+
+bool make_parent_dirs(const std::string &path, std::string *why) {
+  for (size_t at = path.find('/', 1); at != std::string::npos; at = path.find('/', at + 1)) {
+    std::string dir = path.substr(0, at);
+    if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+      *why = "cannot create " + dir + ": " + std::strerror(errno);
+      return false;
+    }
+  }
   return true;
 }
 

@@ -63,6 +63,10 @@ std::string profile_json(const Profile &p);
 /// on failure.
 bool write_profile(const std::string &path, const Profile &p, std::string *why);
 
+/// Creates the missing directories of @p path's directory part; false (and
+/// why) on failure.
+bool make_parent_dirs(const std::string &path, std::string *why);
+
 /// The per-user profile of @p flavor: $XDG_CONFIG_HOME/loom/profile-FLAVOR.json,
 /// else $HOME/.config/loom/profile-FLAVOR.json (the arguments are those
 /// variables' values, nullptr or empty when unset); "" when neither is set.
