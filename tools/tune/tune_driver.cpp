@@ -222,7 +222,7 @@ int run_tune(const TuneArgs &args, const std::vector<std::string> &command_line)
   const TuneGrid grid = tune_grid(a.quick);
   loom::xfer::Profile p;
   p.flavor = LOOM_FLAVOR;
-  p.mpi_library = info.mpi_version.substr(0, info.mpi_version.find('\n'));
+  p.mpi_library = info.mpi;
   p.date = info.date;
   p.loom = fmt::format("{} ({}{})", LOOM_VERSION, info.git_commit, info.git_dirty ? ", modified" : "");
   p.machine.host = info.host;
