@@ -15,28 +15,23 @@ not a profile of schema 1; nothing is written for it), 3 when matplotlib is
 missing.
 """
 
-import json
 import math
 import os
 import sys
 
-try:
-    import matplotlib
-    matplotlib.use("Agg")  # files only, no display
+# The JSON reading and matplotlib set-up of the benchmark plots (same folder).
+import plot_bench
+from plot_bench import Unusable, matplotlib, read_json
+
+if matplotlib is not None:
     import matplotlib.colors as mcolors
-    import matplotlib.pyplot as plt
-except ImportError:
-    matplotlib = None
+    plt = plot_bench.plt
 
 SCHEMA_VERSION = 1
 PROG = "plot_tune.py"
 # One colour per scheme, the same in every figure (src/xfer/scheme_id.hpp).
 SCHEMES = ["system", "staged", "single_copy", "per_block", "pipelined"]
 COLOURS = ["#2ca02c", "#1f77b4", "#d62728", "#9467bd", "#ff7f0e"]
-
-
-class Unusable(Exception):
-    """A file that cannot be plotted; str() says why."""
 
 
 def size_label(b):
@@ -48,13 +43,7 @@ def size_label(b):
 
 def load(path):
     """The profile in `path`, checked for the fields the plots read."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except OSError as e:
-        raise Unusable(f"cannot open: {e.strerror}") from e
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise Unusable(f"not JSON: {e}") from e
+    doc = read_json(path)
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA_VERSION:
         raise Unusable(f"not a loom tune profile of schema {SCHEMA_VERSION}")
     try:

@@ -6,20 +6,12 @@
 #   tune_plot_test.sh PLOT_SCRIPT PROFILE_JSON
 set -u
 script=$1 profile=$2
-if ! python=$(sh "$(dirname "$script")/python-with.sh" matplotlib); then
-  echo "SKIP: no python3 with matplotlib (Debian: python3-matplotlib)"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+. "$(dirname "$0")/plot_common.sh"
 
 cp "$profile" "$tmp/profile.json"
 "$python" "$script" "$tmp/profile.json" >"$tmp/out" 2>"$tmp/err" ||
   fail "plot_tune.py exited $?: $(cat "$tmp/err")"
-[ -s "$tmp/profile.png" ] && [ "$(head -c 4 "$tmp/profile.png" | tail -c 3)" = "PNG" ] ||
-  fail "no profile.png: $(cat "$tmp/out" "$tmp/err")"
+is_png "$tmp/profile.png" || fail "no profile.png: $(cat "$tmp/out" "$tmp/err")"
 
 "$python" "$script" "$tmp/missing.json" >/dev/null 2>"$tmp/err"
 rc=$?

@@ -28,16 +28,6 @@
 #include "tune.h"
 #include "tune_check.h"
 
-#ifndef LOOM_FLAVOR
-#define LOOM_FLAVOR "unknown"
-#endif
-#ifndef LOOM_VERSION
-#define LOOM_VERSION "unknown"
-#endif
-#ifndef LOOM_MPIEXEC
-#define LOOM_MPIEXEC "mpiexec"
-#endif
-
 extern char **environ;
 
 namespace loom_tune {

@@ -18,10 +18,6 @@
 #include "settings.hpp"
 #include "tune.h"
 
-#ifndef LOOM_FLAVOR
-#define LOOM_FLAVOR "unknown"
-#endif
-
 namespace loom_tune {
 namespace {
 
