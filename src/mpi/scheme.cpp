@@ -54,12 +54,13 @@ struct State {
   bool verbose = false;
 };
 
-// The profile named by LOOM_PROFILE, else the per-user one if it exists; a
-// file that cannot be used is reported (LOOM_VERBOSE) and ignored.
+// The profile named by LOOM_PROFILE ("none": no profile), else the per-user
+// one if it exists; a file that cannot be used is reported (LOOM_VERBOSE)
+// and ignored.
 std::unique_ptr<Profile> read_profile() {
   std::string path = config().path(Id::profile);
-  const bool named = !path.empty();
-  if (!named) {
+  if (path == "none") return nullptr;
+  if (path.empty()) {
     path = loom::xfer::default_profile_path(flavor_name(), std::getenv("XDG_CONFIG_HOME"),
                                             std::getenv("HOME"));
     if (path.empty() || access(path.c_str(), F_OK) != 0) return nullptr;

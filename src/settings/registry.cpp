@@ -43,7 +43,8 @@ const std::vector<Spec> &registry() {
       {Id::profile, "LOOM_PROFILE", Type::path, 0, 0, 0, 0,
        "the measured profile (`loom tune`) that scheme selection reads; unset: "
        "$XDG_CONFIG_HOME/loom/profile-FLAVOR.json, else "
-       "~/.config/loom/profile-FLAVOR.json, else the LOOM_SYSTEM_* rules",
+       "~/.config/loom/profile-FLAVOR.json, else the LOOM_SYSTEM_* rules; "
+       "none: the rules",
        nullptr, 1},
       // Measured in `loom bench p2p`: from runs of 512 B the system path
       // beats staging on both MPIs.

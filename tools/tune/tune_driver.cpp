@@ -37,10 +37,15 @@ using loom::xfer::kSchemeCount;
 using loom::xfer::Scheme;
 using nlohmann::json;
 
-std::string self_exe() {
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  return n > 0 ? std::string(exe, (size_t)n) : "loom";
+// This program, as it was when started (a rebuild during the run leaves
+// /proc/self/exe naming a deleted file; the workers run the new one).
+const std::string &self_exe() {
+  static const std::string path = [] {
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    return n > 0 ? std::string(exe, (size_t)n) : std::string("loom");
+  }();
+  return path;
 }
 
 // Runs @p argv with stdout and stderr appended to @p log; the exit status
@@ -147,6 +152,7 @@ int run_tune(const TuneArgs &args, const std::vector<std::string> &command_line)
     fmt::print(stderr, "loom tune: no place for the profile: give --output (HOME is unset)\n");
     return 2;
   }
+  self_exe();  // resolved now
   const std::string dropin = loom_cli::dropin_beside_me();
   if (dropin.empty()) {
     fmt::print(stderr, "loom tune: libloom-mpi.so not found beside {}\n", self_exe());
