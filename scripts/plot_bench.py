@@ -44,15 +44,20 @@ class Unusable(Exception):
     """A file that cannot be plotted; str() says why."""
 
 
-def load(path):
-    """The document in `path`, checked for the fields the plots read."""
+def read_json(path):
+    """The JSON document in `path` (also for scripts/plot_tune.py)."""
     try:
         with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
+            return json.load(f)
     except OSError as e:
         raise Unusable(f"cannot open: {e.strerror}") from e
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise Unusable(f"not JSON: {e}") from e
+
+
+def load(path):
+    """The document in `path`, checked for the fields the plots read."""
+    doc = read_json(path)
     if not isinstance(doc, dict):
         raise Unusable("not a loom bench JSON file (the document is not an object)")
     if "schema" not in doc:

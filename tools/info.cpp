@@ -23,16 +23,35 @@ using namespace loom::settings;
 
 const char *flavor_name(Flavor f) { return f == Flavor::mpich ? "MPICH" : "Open MPI"; }
 
-const char *type_name(Type t) { return t == Type::boolean ? "boolean" : "size"; }
+const char *type_name(Type t) {
+  switch (t) {
+    case Type::boolean: return "boolean";
+    case Type::size: return "size";
+    case Type::choice: return "name";
+    case Type::path: return "path";
+  }
+  return "";
+}
 
-// The drop-in built beside this program (build/<flavor>/), or "".
-std::string dropin_beside_me() {
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) return "";
-  std::string path(exe, (size_t)n);
-  path = path.substr(0, path.rfind('/') + 1) + "libloom-mpi.so";
-  return access(path.c_str(), R_OK) == 0 ? path : "";
+// A value as `loom info` shows it: a path's text, "unset" for none.
+std::string shown(const Spec &sp, const Value &v) {
+  if (sp.type != Type::path) return format(sp, v.value);
+  return v.text.empty() ? "unset" : v.text;
+}
+
+// The accepted values, for the reference's Range column.
+std::string range_text(const Spec &sp) {
+  switch (sp.type) {
+    case Type::boolean:
+    case Type::path: return "";
+    case Type::size: return "`" + format(sp.type, sp.min) + "` to `" + format(sp.type, sp.max) + "`";
+    case Type::choice: {
+      std::string names;
+      for (const std::string &c : sp.choices) names += (names.empty() ? "`" : ", `") + c + "`";
+      return names;
+    }
+  }
+  return "";
 }
 
 // "default", "environment", and which variable when not the setting's own
@@ -50,6 +69,15 @@ std::string source_text(const Spec &sp, const Value &v) {
 
 }  // namespace
 
+std::string dropin_beside_me() {
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return "";
+  std::string path(exe, (size_t)n);
+  path = path.substr(0, path.rfind('/') + 1) + "libloom-mpi.so";
+  return access(path.c_str(), R_OK) == 0 ? path : "";
+}
+
 int print_info(std::FILE *out) {
   fmt::print(out, "Loom {} for {}\n", LOOM_VERSION, flavor_name(kBuildFlavor));
   fmt::print(out, "MPI library: {}\n", loom_bench::mpi_library_name());
@@ -61,8 +89,8 @@ int print_info(std::FILE *out) {
   fmt::print(out, "\nSettings (environment variables, docs/settings.md):\n");
   for (const Spec &sp : registry()) {
     const Value &v = s.value(sp.id);
-    fmt::print(out, "  {:<20} {:<6} {}\n      {}\n", sp.name, format(sp.type, v.value),
-               source_text(sp, v), sp.description);
+    fmt::print(out, "  {:<20} {:<6} {}\n      {}\n", sp.name, shown(sp, v), source_text(sp, v),
+               sp.description);
   }
   return 0;
 }
@@ -81,6 +109,7 @@ int print_settings_markdown(std::FILE *out) {
              "* Booleans: `1`/`0`, `yes`/`no`, `on`/`off`, `true`/`false`, in any case.\n"
              "* Sizes: bytes, optionally with a suffix `K`, `M`, `G` or `T` (powers of\n"
              "  1024; `KiB`, `MiB`, ... read the same), e.g. `512`, `8K`, `4M`.\n"
+             "* Names: one of those listed, in any case.  Paths: taken as they are.\n"
              "* An empty variable counts as unset.  An invalid or out-of-range value\n"
              "  is reported on stderr in one line naming the variable, the value and\n"
              "  the default, and the default applies.\n"
@@ -91,15 +120,12 @@ int print_settings_markdown(std::FILE *out) {
              "|---|---|---|---|---|\n");
   std::string legacy;
   for (const Spec &sp : registry()) {
-    std::string dflt = "`" + format(sp.type, sp.default_mpich) + "`";
+    std::string dflt = sp.type == Type::path ? "unset" : "`" + format(sp, sp.default_mpich) + "`";
     if (sp.default_mpich != sp.default_openmpi)
       dflt += " (" + std::string(flavor_name(Flavor::mpich)) + "), `" +
-              format(sp.type, sp.default_openmpi) + "` (" + flavor_name(Flavor::openmpi) + ")";
-    std::string range = sp.type == Type::boolean
-                            ? ""
-                            : "`" + format(sp.type, sp.min) + "` to `" + format(sp.type, sp.max) + "`";
-    fmt::print(out, "| `{}` | {} | {} | {} | {} |\n", sp.name, type_name(sp.type), dflt, range,
-               sp.description);
+              format(sp, sp.default_openmpi) + "` (" + flavor_name(Flavor::openmpi) + ")";
+    fmt::print(out, "| `{}` | {} | {} | {} | {} |\n", sp.name, type_name(sp.type), dflt,
+               range_text(sp), sp.description);
     if (sp.legacy_name)
       legacy += fmt::format("* `{}` for `{}` (plain numbers in units of {})\n",
                             sp.legacy_name, sp.name, format(sp.type, sp.legacy_unit));

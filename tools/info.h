@@ -5,12 +5,16 @@
 #pragma once
 
 #include <cstdio>
+#include <string>
 
 namespace loom_cli {
 
 // Prints the report to @p out; warnings about invalid settings go to
 // stderr.  Returns the exit status.
 int print_info(std::FILE *out);
+// The drop-in built beside this program (build/<flavor>/libloom-mpi.so),
+// or "" when there is none.
+std::string dropin_beside_me();
 // Prints docs/settings.md, generated from the settings registry.
 int print_settings_markdown(std::FILE *out);
 

@@ -9,6 +9,7 @@
 //   loom bench cma [--quick] [--reps N] [--budget SECONDS] [--json FILE] [--csv FILE]
 //   loom bench summary FILE.json...
 //   loom info [--markdown]
+//   loom tune [--quick] [--repeats N] [--budget S] [--output FILE] [--scheme NAME]...
 //
 // Every suite reports progress on stderr (rank 0; --quiet: none, --progress:
 // a line per case).
@@ -42,6 +43,8 @@
 #include "bench/run_meta.h"
 #include "bench/summary.h"
 #include "info.h"
+#include "scheme_id.hpp"
+#include "tune/tune.h"
 #include "loom.h"
 
 #ifndef LOOM_FLAVOR
@@ -310,6 +313,29 @@ int main(int argc, char **argv) {
   info->add_flag("--markdown", info_markdown,
                  "print the settings reference as Markdown (docs/settings.md)");
 
+  loom_tune::TuneArgs ta;
+  auto *tune = app.add_subcommand(
+      "tune",
+      "measure every transfer scheme the drop-in implements (block length x "
+      "message size, and the DDTBench layouts; ranks started with mpiexec, "
+      "libloom-mpi.so preloaded) and write the profile scheme selection reads "
+      "(docs/tune.md); then check the selector against the measurements");
+  tune->add_flag("--quick", ta.quick,
+                 "smoke test: a 3 x 3 grid, two short rounds per case, 2 repeats (about a minute)");
+  tune->add_option("--repeats", ta.repeats, "runs of every scheme, interleaved (medians over them)")
+      ->check(CLI::PositiveNumber);
+  tune->add_option("--budget", ta.budget, "seconds of timed rounds per case and run")
+      ->check(CLI::PositiveNumber);
+  tune->add_option("--output", ta.output,
+                   "the profile to write (default: LOOM_PROFILE, else "
+                   "~/.config/loom/profile-FLAVOR.json)");
+  tune->add_option("--scheme", ta.schemes, "measure only this scheme (repeatable; default: all)")
+      ->check(CLI::IsMember(std::vector<std::string>(std::begin(loom::xfer::kSchemeNames),
+                                                     std::end(loom::xfer::kSchemeNames))));
+  tune->add_option("--mpiexec", ta.mpiexec, "the launcher (default: this build's MPI's)");
+  tune->add_option("--worker", ta.worker, "internal: measure under mpiexec into this file")
+      ->group("");
+
   CLI11_PARSE(app, argc, argv);
   g_command_line.assign(argv, argv + argc);
   if (summary->parsed())
@@ -317,6 +343,11 @@ int main(int argc, char **argv) {
   if (info->parsed())
     return info_markdown ? loom_cli::print_settings_markdown(stdout)
                          : loom_cli::print_info(stdout);
+  if (tune->parsed()) {
+    if (ta.quick && tune->count("--repeats") == 0) ta.repeats = 2;
+    return ta.worker.empty() ? loom_tune::run_tune(ta, g_command_line)
+                             : loom_tune::run_tune_worker(ta, g_command_line);
+  }
 
   // Open MPI refuses to start as root without these; a benchmark on a
   // throw-away machine is the common case, and the user's values win.

@@ -2,7 +2,6 @@
 // recognising an RDV, pulling the message, and probes.
 #include "l2l.hpp"
 #include "progress.hpp"
-#include "config.hpp"
 
 #include "comm_keys.hpp"
 #include "errors.hpp"
@@ -12,7 +11,6 @@
 #include <sched.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 
 namespace loom_mpi {
@@ -32,14 +30,6 @@ Slot *slot_of(const Rdv &r, Header **seg) {
     return nullptr;
   *seg = h;
   return &s;
-}
-
-bool per_block() {
-  static const bool v = [] {
-    const char *e = std::getenv("LOOM_SCHEME");
-    return e && std::strcmp(e, "per_block") == 0;
-  }();
-  return v;
 }
 
 void spin(unsigned &n) {
@@ -108,7 +98,7 @@ Moved read_direct(Header *h, Slot &s, const Side &dst, size_t take) {
   if (s.layout_addr && !(remote = remote_layout(*h, s))) return Moved::failed;
   Moved m;
   if (take == s.bytes) {
-    m = read_layout(h->pid, remote, s.base, s.count, s.bytes, dst, take, per_block());
+    m = read_layout(h->pid, remote, s.base, s.count, s.bytes, dst, take, s.per_block != 0);
   } else {
     loom::xfer::Buffer b = staging_pool().acquire(s.bytes);
     Side run;

@@ -38,7 +38,7 @@ struct Slot {
   std::atomic<uint32_t> state;
   int32_t tag;
   int32_t recv_world;  // the receiving process (world rank)
-  int32_t pad;
+  uint32_t per_block;  // kPosted: read one remote run per call (Multi-W)
   uint64_t comm_key;
   uint64_t token[2];
   uint64_t seq;          // sender-wide, for probes (earliest first)

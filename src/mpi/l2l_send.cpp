@@ -7,6 +7,7 @@
 #include "errors.hpp"
 #include "l2l_layouts.hpp"
 #include "l2l_move.hpp"
+#include "scheme.hpp"
 
 #include <sched.h>
 #include <sys/random.h>
@@ -163,14 +164,6 @@ void on_send_data(PendingOp &op, MPI_Status *st) {
   finish(i, grace);
 }
 
-// Pipelined pack for layouts of short runs (the kernel's per-entry cost
-// of cross-memory attach is paid per run); single copy for long ones.
-bool streams(const Side &s) {
-  if (!s.type) return false;
-  int64_t runs = loom_type_num_runs(s.type);
-  return runs > 0 && loom_type_size(s.type) / runs < (int64_t)config().bytes(Id::l2l_run);
-}
-
 // Packs slot i's message into its packed copy chunk by chunk, publishing
 // progress for a receiver reading behind.
 void stream_pack(uint32_t i) {
@@ -187,18 +180,28 @@ void stream_pack(uint32_t i) {
   g_parked.fetch_add(1, std::memory_order_release);
 }
 
-// Whether the selection gives a message of this shape to the protocol.
-bool wanted(const Side &s) {
-  size_t min = (size_t)config().bytes(Id::l2l_min);
-  if (s.bytes == kRdvBytes) return true;  // Invariant R
-  return s.type ? s.bytes >= min : s.bytes >= 16 * min;
+// The scheme for side s of type dt (scheme.hpp, with a Loom peer): a
+// Loom-to-Loom one, or false (the staged or system path then decides as
+// for any peer).  A contiguous message is read in place from 16 times
+// LOOM_L2L_MIN on (below, the system's own copy is as good); a message of
+// exactly kRdvBytes always goes Loom-to-Loom (Invariant R).
+bool choose(MPI_Datatype dt, const Side &s, Scheme *out) {
+  if (s.bytes == kRdvBytes) return *out = Scheme::single_copy, true;
+  if (!s.type) {
+    *out = Scheme::single_copy;
+    return s.bytes >= 16 * (size_t)config().bytes(Id::l2l_min);
+  }
+  const Mirror *m = find(dt);
+  if (!m) return false;
+  *out = choose_scheme(*m, s.bytes, true);
+  return *out == Scheme::single_copy || *out == Scheme::per_block || *out == Scheme::pipelined;
 }
 
 // Claims and fills a slot for side s to world rank w; publishes POSTED.
 // Returns the slot index or -1.
-int64_t post(const Side &s, int w, int tag, uint64_t key, Rdv *rdv) {
+int64_t post(const Side &s, Scheme scheme, int w, int tag, uint64_t key, Rdv *rdv) {
   std::shared_ptr<const Layout> lay;
-  if (s.type && !(lay = local_layout(s.type))) return -1;
+  if (s.type && scheme != Scheme::pipelined && !(lay = local_layout(s.type))) return -1;
   uint32_t i;
   uint64_t tok[2];
   {
@@ -230,7 +233,8 @@ int64_t post(const Side &s, int w, int tag, uint64_t key, Rdv *rdv) {
   sl.layout_id = lay ? lay->id : 0;
   sl.packed_addr = sl.push_addr = sl.push_len = 0;
   sl.packed_upto.store(0, std::memory_order_relaxed);
-  bool stream = streams(s) && (r.packed = staging_pool().acquire(s.bytes)).data;
+  sl.per_block = scheme == Scheme::per_block;
+  bool stream = scheme == Scheme::pipelined && (r.packed = staging_pool().acquire(s.bytes)).data;
   if (stream) sl.packed_addr = reinterpret_cast<uint64_t>(r.packed.data);
   sl.state.store(stream ? kStreaming : kPosted, std::memory_order_release);
   *rdv = Rdv{kRdvMagic, kVersion, {tok[0], tok[1]}, my_world(), i, s.bytes, 0};
@@ -253,8 +257,9 @@ int64_t prepare(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
   int w = world_rank(comm, dest);
   if (w < 0 || !peer(w)) return -1;
   Side s;
-  if (!send_side(buf, count, dt, &s) || !wanted(s)) return -1;
-  return post(s, w, tag, key, rdv);
+  Scheme scheme;
+  if (!send_side(buf, count, dt, &s) || !choose(dt, s, &scheme)) return -1;
+  return post(s, scheme, w, tag, key, rdv);
 }
 
 }  // namespace

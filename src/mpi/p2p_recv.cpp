@@ -23,14 +23,17 @@ struct RecvPlan {
   Side dst;           // where the data goes (dst.type null: a run)
   bool loom = false;  // false: the system's own receive, unchanged
   bool rdv = false;   // an RDV may match it
-  size_t room = 0;    // staging to post into; 0: in place (the run)
+  size_t room = 0;    // staging to post into; 0: in place
+  bool in_place = false;  // typed by the user's own datatype, in place
 };
 
-// Decides how (buf, count, dt) from source on comm is received; an error
-// class only for a freed datatype.
+// Decides how (buf, count, dt) is received; an error class only for a
+// freed datatype.  A receive an RDV may match keeps the system's typed path
+// where selection gives it that (in place: the RDV's bytes are then the
+// stream's first kRdvBytes), else it is staged.
 int plan_recv(void *buf, int count, MPI_Datatype dt, bool rdv, RecvPlan *p) {
   p->rdv = rdv;
-  int rc = classify(buf, count, dt, &p->dst, rdv ? Use::staged : Use::recv);
+  int rc = classify(buf, count, dt, &p->dst, Use::recv);
   if (rc != MPI_SUCCESS) return rc;
   if (p->dst.type) {
     p->loom = true;
@@ -38,6 +41,11 @@ int plan_recv(void *buf, int count, MPI_Datatype dt, bool rdv, RecvPlan *p) {
   } else if (rdv && contiguous_run(buf, count, dt, &p->dst)) {
     p->loom = true;
     p->room = p->dst.bytes >= l2l::kRdvBytes ? 0 : l2l::kRdvBytes;
+  } else if (rdv && classify(buf, count, dt, &p->dst, Use::staged) == MPI_SUCCESS &&
+             p->dst.type) {
+    p->loom = true;  // the system's path, in place
+    p->in_place = p->dst.bytes >= l2l::kRdvBytes;
+    p->room = p->in_place ? 0 : l2l::kRdvBytes;
   } else {
     p->rdv = false;
   }
@@ -51,6 +59,7 @@ struct Posted {
 };
 Posted posted(const RecvPlan &p, void *buf, int count, MPI_Datatype dt, char *staging) {
   if (p.room) return {staging, wire_for(p.room)};
+  if (p.in_place) return {buf, Wire{count, dt}};
   SysArgs a = sys_args(p.dst, buf, count, dt);
   return {a.buf, Wire{a.count, a.dt}};
 }
@@ -67,8 +76,7 @@ int recv_loom(const RecvPlan &p, void *buf, int count, MPI_Datatype dt, MPI_Comm
   if (p.room && !(b = staging_pool().acquire(p.room)).data) return kFallback;
   Posted a = posted(p, buf, count, dt, b.data);
   int rc = post(a.buf, a.w, st);
-  const char *got = p.room ? b.data : static_cast<const char *>(p.dst.base);
-  int u = deliver(p.dst, got, st, rc, p.rdv);
+  int u = deliver(p.dst, p.room ? b.data : nullptr, st, rc, p.rdv);
   staging_pool().release(b);
   if (u == MPI_ERR_TRUNCATE && rc == MPI_SUCCESS) st->MPI_ERROR = u;
   return rc == MPI_SUCCESS && u != MPI_SUCCESS ? raise(comm, u) : rc;
@@ -152,7 +160,8 @@ int recv_any(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Com
     if (rc != MPI_SUCCESS) return rc;
     int n = -1;
     PMPI_Get_count(&pst, MPI_BYTE, &n);
-    if (n >= 0 && (size_t)n <= p.dst.bytes && n % p.dst.system_elem == 0)
+    if (n >= 0 && (size_t)n <= p.dst.bytes && n % p.dst.system_elem == 0 &&
+        !(p.rdv && (size_t)n == l2l::kRdvBytes))
       return PMPI_Mrecv(buf, count, dt, &msg, status);
     return mrecv_any(p, buf, count, dt, &msg, status);
   }

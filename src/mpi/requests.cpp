@@ -130,9 +130,7 @@ int run_unpacks(PendingOp *op, MPI_Status *st, int err) {
   }
   if (op->kind == PendingOp::kSend || op->unpacks.empty()) return MPI_SUCCESS;
   if (op->partial) {
-    const Side &s = op->unpacks.front().side;
-    const char *got = op->staging.data ? op->staging.data : static_cast<const char *>(s.base);
-    return deliver(s, got, st, err, op->rdv_check);
+    return deliver(op->unpacks.front().side, op->staging.data, st, err, op->rdv_check);
   }
   size_t limit = arrived(st, err, op->partial, op->staging.capacity);
   for (const UnpackStep &u : op->unpacks) {
@@ -294,9 +292,18 @@ int unpack_side(const Side &s, const char *src, size_t offset, size_t len) {
 int deliver(const Side &s, const char *got, MPI_Status *st, int err, bool rdv_check) {
   size_t n = arrived(st, err, true, SIZE_MAX);
   int rc = MPI_SUCCESS;
-  if (rdv_check && n == l2l::kRdvBytes &&
-      l2l::on_arrival(got, st, s, &rc) == l2l::Arrival::rdv)
-    return rc;
+  if (rdv_check && n == l2l::kRdvBytes) {
+    // In place in a typed layout: the RDV's bytes are the stream's first.
+    char head[l2l::kRdvBytes];
+    const char *h = got ? got : static_cast<const char *>(s.base);
+    if (!got && s.type &&
+        loom_pack_range(s.base, s.count, s.type, 0, sizeof head, head) == LOOM_OK)
+      h = head;
+    if ((got || !s.type || h == head) &&
+        l2l::on_arrival(h, st, s, &rc) == l2l::Arrival::rdv)
+      return rc;
+  }
+  if (!got) return MPI_SUCCESS;  // the system wrote it in place
   if (n > s.bytes) {
     // Only a receive posted with room for an RDV gets here (the system
     // checked every other one): the truncation the system would report.
@@ -307,7 +314,7 @@ int deliver(const Side &s, const char *got, MPI_Status *st, int err, bool rdv_ch
   if (!n) return rc;
   int u = MPI_SUCCESS;
   if (s.type) u = unpack_side(s, got, 0, n);
-  else if (got != s.base) std::memcpy(s.base, got, n);
+  else std::memcpy(s.base, got, n);
   return u != MPI_SUCCESS ? u : rc;
 }
 

@@ -110,7 +110,8 @@ int unpack_side(const Side &s, const char *src, size_t offset, size_t len);
 // After a point-to-point receive: delivers what arrived (`got`; the byte
 // count in *st; none on an error other than truncation or when cancelled;
 // on truncation what fitted) into argument s: unpacked when s.type is set,
-// else copied to the run at s.base unless `got` is that run already.  A
+// else copied to the run at s.base; `got` null: the system received it in
+// place (into the run, or into the layout by the user's own type).  A
 // receive posted with more room than s.bytes (room for an RDV) reports a
 // longer message as MPI_ERR_TRUNCATE itself, moving what fits.  With
 // rdv_check, an RDV is served instead (l2l::on_arrival).  err is the

@@ -1,25 +1,183 @@
-// The scheme selection's thresholds (scheme.hpp): settings LOOM_SYSTEM_RUN,
-// LOOM_SYSTEM_MIN and LOOM_SYSTEM_MAX, whose per-MPI defaults and reasons
-// are in the registry (src/settings/registry.cpp).
+// Scheme selection's process-wide state: the settings (LOOM_SCHEME,
+// LOOM_PROFILE, LOOM_SYSTEM_*), the profile read once, which layouts have
+// been used, and a per-thread cache of decisions per (mean run, size class).
+#include <mpi.h>
+
 #include "scheme.hpp"
 
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unordered_set>
+
+#include "build_flavor.hpp"
 #include "config.hpp"
+#include "errors.hpp"
+#include "profile.hpp"
 
 namespace loom_mpi {
+namespace {
 
-int64_t system_min_run() {
-  static const int64_t v = config().bytes(Id::system_run);
-  return v;
+using loom::xfer::Choice;
+using loom::xfer::Features;
+using loom::xfer::Profile;
+
+const char *flavor_name() {
+  return loom::settings::kBuildFlavor == loom::settings::Flavor::mpich ? "mpich" : "openmpi";
 }
 
-size_t system_min_bytes() {
-  static const size_t v = (size_t)config().bytes(Id::system_min);
-  return v;
+// The schemes this drop-in can carry a message with.  Published for
+// `loom tune` (LOOM_DROPIN_SCHEMES, below), which measures only these; a
+// Loom-to-Loom scheme joins the list when the drop-in implements it.
+constexpr Scheme kImplemented[] = {Scheme::system, Scheme::staged, Scheme::single_copy,
+                                    Scheme::per_block, Scheme::pipelined};
+
+// `loom tune` runs its measurements with this library preloaded and asks it
+// which schemes it implements: the answer is in the environment of the
+// process from the moment the library is loaded.
+__attribute__((constructor)) void publish_schemes() {
+  std::string names;
+  for (Scheme s : kImplemented) names += (names.empty() ? "" : ",") + std::string(scheme_name(s));
+  setenv("LOOM_DROPIN_SCHEMES", names.c_str(), 1);
 }
 
-size_t system_max_bytes() {
-  static const size_t v = (size_t)config().bytes(Id::system_max);
-  return v;
+struct State {
+  std::unique_ptr<Profile> profile;  // nullptr: the rules decide
+  loom::xfer::Rules rules;
+  std::optional<Scheme> forced;      // LOOM_SCHEME other than auto
+  bool verbose = false;
+};
+
+// The profile named by LOOM_PROFILE ("none": no profile), else the per-user
+// one if it exists; a file that cannot be used is reported (LOOM_VERBOSE)
+// and ignored.
+std::unique_ptr<Profile> read_profile() {
+  std::string path = config().path(Id::profile);
+  if (path == "none") return nullptr;
+  if (path.empty()) {
+    path = loom::xfer::default_profile_path(flavor_name(), std::getenv("XDG_CONFIG_HOME"),
+                                            std::getenv("HOME"));
+    if (path.empty() || access(path.c_str(), F_OK) != 0) return nullptr;
+  }
+  auto p = std::make_unique<Profile>();
+  std::string why;
+  if (!loom::xfer::load_profile(path, p.get(), &why)) {
+    note("warning: profile not used (%s); the LOOM_SYSTEM_* rules decide", why.c_str());
+    return nullptr;
+  }
+  if (p->flavor != flavor_name()) {
+    note("warning: profile %s is for %s, not %s; the LOOM_SYSTEM_* rules decide", path.c_str(),
+         p->flavor.c_str(), flavor_name());
+    return nullptr;
+  }
+  note("scheme selection uses the profile %s%s%s", path.c_str(),
+       p->date.empty() ? "" : ", measured ", p->date.c_str());
+  return p;
+}
+
+const State &state() {
+  static const State *s = [] {
+    auto *st = new State;  // never destroyed: MPI_Finalize may run at exit
+    st->rules.system_run = config().bytes(Id::system_run);
+    st->rules.system_min = (size_t)config().bytes(Id::system_min);
+    st->rules.system_max = (size_t)config().bytes(Id::system_max);
+    st->rules.l2l_min = (size_t)config().bytes(Id::l2l_min);
+    st->rules.l2l_run = config().bytes(Id::l2l_run);
+    if (int64_t c = config().choice(Id::scheme)) st->forced = (Scheme)(c - 1);  // 0: auto
+    st->verbose = verbose();
+    st->profile = read_profile();
+    return st;
+  }();
+  return *s;
+}
+
+// Quarter octaves: a profile's predictions change smoothly with the size,
+// so one decision serves a size class.
+int size_class(size_t bytes) { return (int)std::floor(4 * std::log2((double)bytes + 1)); }
+size_t class_bytes(int cls) { return (size_t)std::exp2((cls + 0.5) / 4); }
+
+// Whether this is the first message of layout m (with a Loom peer: the only
+// time that matters).  Keyed by the mirror's address: a mirror freed and
+// another built at the same address counts as seen, which costs at most a
+// first message by a prepared scheme.
+bool first_use(const Mirror &m) {
+  static std::mutex mu;
+  static auto *seen = new std::unordered_set<const Mirror *>;
+  std::lock_guard<std::mutex> g(mu);
+  return seen->insert(&m).second;
+}
+
+// What a decision depends on besides the profile and the settings.
+using Key = std::tuple<int64_t, int, bool, bool, bool>;  // run, class, system, peer, first
+
+// Says once per key which scheme was chosen and why (LOOM_VERBOSE).
+void note_once(const Key &k, const Features &f, const Choice &c) {
+  static std::mutex mu;
+  static auto *told = new std::set<Key>;
+  {
+    std::lock_guard<std::mutex> g(mu);
+    if (!told->insert(k).second) return;
+  }
+  note("scheme for mean run %s, ~%s messages: %s", loom::xfer::format_bytes(f.mean_run).c_str(),
+       loom::xfer::format_bytes((double)f.bytes).c_str(), c.reason.c_str());
+}
+
+// A small per-thread cache of profile decisions (direct-mapped).
+struct CacheSlot {
+  bool used = false;
+  Key key;
+  Scheme scheme = Scheme::staged;
+};
+constexpr size_t kCacheSlots = 64;
+
+}  // namespace
+
+namespace detail {
+
+const InlineRules &inline_rules() {
+  static const InlineRules r = [] {
+    InlineRules x;
+    const State &st = state();
+    x.on = !st.profile && !st.forced && !st.verbose;
+    x.rules = st.rules;
+    return x;
+  }();
+  return r;
+}
+
+}  // namespace detail
+
+Scheme choose_scheme(const Mirror &m, size_t bytes, bool loom_peer) {
+  const State &st = state();
+  Features f;
+  f.bytes = bytes;
+  f.mean_run = (double)m.mean_run;
+  f.system_allowed = m.elem_size > 0;
+  f.loom_peer = loom_peer;
+  f.first_use = loom_peer && first_use(m);
+  const int cls = size_class(bytes);
+  const Key key{m.mean_run, cls, f.system_allowed, f.loom_peer, f.first_use};
+  // The rules compare exact sizes; a profile decides per size class.
+  CacheSlot *slot = nullptr;
+  if (st.profile) {
+    f.bytes = class_bytes(cls);
+    thread_local CacheSlot cache[kCacheSlots];
+    slot = &cache[std::hash<int64_t>{}(m.mean_run * 131 + cls * 8 + f.system_allowed * 4 +
+                                       f.loom_peer * 2 + f.first_use) %
+                  kCacheSlots];
+    if (slot->used && slot->key == key) return slot->scheme;
+  }
+  Choice c = loom::xfer::select(f, st.profile.get(), st.rules, st.forced);
+  if (st.verbose) note_once(key, f, c);
+  if (slot) *slot = CacheSlot{true, key, c.scheme};
+  return c.scheme;
 }
 
 }  // namespace loom_mpi

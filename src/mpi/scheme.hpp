@@ -1,15 +1,18 @@
-// Layout-aware scheme selection: staging through Loom, or the system MPI's
-// own datatype path.
+// Layout-aware scheme selection for the drop-in: which scheme moves a
+// message (src/xfer/select.hpp decides, this file feeds it the layout's
+// facts, the settings and the machine's profile).
 //
 // Staging moves a message's bytes four times (pack, the transport's copy in
 // and out, unpack); the system MPIs pack straight into their shared-memory
 // cells and unpack straight out of them, pipelined across both processes.
 // When a layout is made of long runs the system's per-run cost is nothing
-// and its path is the faster one (measured in `loom bench p2p`: runs of
-// 512 B and more on both MPIs; on MPICH only from 8 KiB, below which its
-// datatype path costs twice a loop, up to a few MiB per message, beyond
-// which it slows down again).  Short runs are
-// where the system engines lose 2-15x, and there Loom stages.
+// and its path is the faster one; short runs are where the system engines
+// lose 2-15x, and there Loom stages.  Where exactly the crossover lies
+// depends on the machine and the MPI: `loom tune` measures it into a
+// profile (docs/tune.md) and selection predicts every scheme's time from
+// that.  Without a profile the fixed rules of LOOM_SYSTEM_RUN, _MIN and _MAX
+// decide, as they always have (docs/settings.md gives their per-MPI
+// defaults and why).
 //
 // Only single-primitive types go to the system this way: MPICH 4.0.2
 // mis-receives byte streams chunked inside an element of a mixed type, and
@@ -20,18 +23,14 @@
 // MPI_ERR_TRUNCATE.
 #pragma once
 #include "mirror.hpp"
+#include "scheme_id.hpp"
+#include "select.hpp"
 
 #include <cstddef>
 
 namespace loom_mpi {
 
-// Mean run (bytes) from which the system path is chosen: LOOM_SYSTEM_RUN,
-// else a per-MPI default; 0 = never.
-int64_t system_min_run();
-// Smallest and largest message (bytes) the system path is chosen for
-// (LOOM_SYSTEM_MIN, LOOM_SYSTEM_MAX, else per-MPI defaults).
-size_t system_min_bytes();
-size_t system_max_bytes();
+using loom::xfer::Scheme;
 
 // What an argument is for (classify() applies the receive rule above);
 // `staged`: whatever Loom can move, it stages (the caller decides between
@@ -45,12 +44,36 @@ constexpr bool kSystemReceives = false;
 constexpr bool kSystemReceives = true;
 #endif
 
+namespace detail {
+// The fixed rules when nothing else can change their answer (no profile,
+// LOOM_SCHEME=auto, LOOM_VERBOSE off): prefer_system() then decides
+// inline.  `on` is false otherwise.
+struct InlineRules {
+  bool on = false;
+  loom::xfer::Rules rules;
+};
+const InlineRules &inline_rules();
+}  // namespace detail
+
+// The scheme for a message of @p bytes of type m: the system's path (for a
+// single-primitive type), staging, or, with @p loom_peer (Loom on the other
+// side), a Loom-to-Loom scheme once the layout has been used before.  With
+// LOOM_VERBOSE, says which and why once per (mean run, size class).
+Scheme choose_scheme(const Mirror &m, size_t bytes, bool loom_peer);
+
 // True when a message of `bytes` of type m is better moved by the system's
-// datatype path.
+// datatype path than by staging.
 inline bool prefer_system(const Mirror &m, size_t bytes) {
-  int64_t min_run = system_min_run();
-  return min_run > 0 && m.elem_size > 0 && m.mean_run >= min_run &&
-         bytes >= system_min_bytes() && bytes <= system_max_bytes();
+  if (m.elem_size <= 0) return false;
+  const detail::InlineRules &r = detail::inline_rules();
+  if (r.on) {
+    loom::xfer::Features f;
+    f.bytes = bytes;
+    f.mean_run = (double)m.mean_run;
+    f.system_allowed = true;
+    return r.rules.prefer_system(f);
+  }
+  return choose_scheme(m, bytes, false) == Scheme::system;
 }
 
 }  // namespace loom_mpi

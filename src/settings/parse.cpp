@@ -1,4 +1,4 @@
-// The syntax every setting shares: booleans and sizes.
+// The syntax every setting shares: booleans, sizes and names.
 #include <cctype>
 
 #include "settings.hpp"
@@ -50,6 +50,17 @@ bool parse_size(const std::string &text, int64_t unit, int64_t *out) {
     if (s.compare(i, std::string::npos, "ib") == 0) i += 2;
   }
   return i == s.size() && !__builtin_mul_overflow(n, scale, out);
+}
+
+bool parse_choice(const std::string &text, const std::string &name) {
+  return trimmed_lower(text) == trimmed_lower(name);
+}
+
+std::string format(const Spec &s, int64_t value) {
+  if (s.type == Type::path) return "";
+  if (s.type == Type::choice)
+    return value >= 0 && (size_t)value < s.choices.size() ? s.choices[(size_t)value] : "?";
+  return format(s.type, value);
 }
 
 std::string format(Type type, int64_t value) {

@@ -2,6 +2,8 @@
 // docs/settings.md is generated from this table (`loom info --markdown`).
 #include "settings.hpp"
 
+#include "scheme_id.hpp"
+
 namespace loom {
 namespace settings {
 namespace {
@@ -10,6 +12,13 @@ constexpr int64_t K = int64_t(1) << 10;
 constexpr int64_t M = int64_t(1) << 20;
 constexpr int64_t G = int64_t(1) << 30;
 constexpr int64_t T = int64_t(1) << 40;
+
+// LOOM_SCHEME's names: auto, then every scheme (src/xfer/scheme_id.hpp).
+std::vector<std::string> scheme_choices() {
+  std::vector<std::string> v{"auto"};
+  for (const char *name : xfer::kSchemeNames) v.push_back(name);
+  return v;
+}
 
 }  // namespace
 
@@ -25,19 +34,34 @@ const std::vector<Spec> &registry() {
        "collectives; off: all of them take the system MPI's own path (the "
        "MPI_Pack family stays Loom's)",
        nullptr, 1},
+      {Id::scheme, "LOOM_SCHEME", Type::choice, 0, 0, 0,
+       (int64_t)xfer::kSchemeCount,
+       "how the drop-in moves derived-datatype messages: auto (the profile's "
+       "fastest, docs/tune.md) or one scheme, used wherever it can carry the "
+       "message (elsewhere auto decides)",
+       nullptr, 1, scheme_choices()},
+      {Id::profile, "LOOM_PROFILE", Type::path, 0, 0, 0, 0,
+       "the measured profile (`loom tune`) that scheme selection reads; unset: "
+       "$XDG_CONFIG_HOME/loom/profile-FLAVOR.json, else "
+       "~/.config/loom/profile-FLAVOR.json, else the LOOM_SYSTEM_* rules; "
+       "none: the rules",
+       nullptr, 1},
       // Measured in `loom bench p2p`: from runs of 512 B the system path
       // beats staging on both MPIs.
       {Id::system_run, "LOOM_SYSTEM_RUN", Type::size, 512, 512, 0, T,
-       "mean contiguous run from which a single-primitive layout takes the "
-       "system MPI's datatype path instead of Loom's staging; 0: never",
+       "without a profile: mean contiguous run from which a single-primitive "
+       "layout takes the system MPI's datatype path instead of Loom's "
+       "staging; 0: never",
        nullptr, 1},
       // MPICH 4.0.2's datatype path costs twice a loop below 8 KiB and
       // slows down again beyond a few MiB; Open MPI's has no such bounds.
       {Id::system_min, "LOOM_SYSTEM_MIN", Type::size, 8 * K, 0, 0, T,
-       "smallest message that may take the system MPI's datatype path",
+       "without a profile: smallest message that may take the system MPI's "
+       "datatype path",
        nullptr, 1},
       {Id::system_max, "LOOM_SYSTEM_MAX", Type::size, 4 * M, T, 0, T,
-       "largest message that may take the system MPI's datatype path",
+       "without a profile: largest message that may take the system MPI's "
+       "datatype path",
        nullptr, 1},
       // Large enough that the messages where staging costs most (MiBs, a
       // page fault per 4 KiB of a fresh buffer) are pooled; the pool has

@@ -22,12 +22,26 @@ enum class Flavor { mpich, openmpi };
 enum class Type {
   boolean,  ///< 1/0, yes/no, on/off, true/false (any case)
   size,     ///< bytes: digits with an optional K, M, G or T (powers of 1024)
+  choice,   ///< one of the names in Spec::choices (any case); the value is its index
+  path,     ///< a file name, taken as it is (Value::text); the value is 0
 };
 
 /// Every setting; the index of its entry in registry().
 enum class Id {
-  verbose, p2p, system_run, system_min, system_max, staging_max, staging_cache,
-  l2l, l2l_min, l2l_grace, l2l_run, cma
+  verbose,
+  p2p,
+  scheme,
+  profile,
+  system_run,
+  system_min,
+  system_max,
+  staging_max,
+  staging_cache,
+  l2l,
+  l2l_min,
+  l2l_grace,
+  l2l_run,
+  cma
 };
 
 /// One setting's definition.
@@ -43,6 +57,8 @@ struct Spec {
   /// what a plain number means under it (LOOM_STAGING_MAX_MB counts MiB).
   const char *legacy_name;
   int64_t legacy_unit;
+  /// Type::choice: the accepted names, value i meaning choices[i].
+  std::vector<std::string> choices = {};
 
   /// The default of the build for @p f.
   int64_t default_for(Flavor f) const {
@@ -63,9 +79,14 @@ bool parse_bool(const std::string &text, bool *out);
 /// ignored).  A plain number counts @p unit bytes.  False on anything
 /// else, including overflow and negative numbers.
 bool parse_size(const std::string &text, int64_t unit, int64_t *out);
+/// Whether @p text (any case, blanks around ignored) is the name @p name.
+bool parse_choice(const std::string &text, const std::string &name);
 /// A value as the parsers read it back: on/off, or a size with the largest
 /// suffix that divides it exactly (8192 -> "8K").
 std::string format(Type type, int64_t value);
+/// A value of setting @p s as the parsers read it back (format(), or the
+/// name of a choice); "" for a path (its text is the value).
+std::string format(const Spec &s, int64_t value);
 
 /// Where a setting's current value comes from.
 enum class Source {
@@ -100,6 +121,10 @@ class Snapshot {
   bool on(Id id) const { return value(id).value != 0; }
   /// A size setting, in bytes.
   int64_t bytes(Id id) const { return value(id).value; }
+  /// A choice setting: the index of the name chosen in Spec::choices.
+  int64_t choice(Id id) const { return value(id).value; }
+  /// A path setting: the path, "" when unset (or rejected).
+  const std::string &path(Id id) const { return value(id).text; }
   /// One line per rejected or ignored variable (no trailing newline).
   const std::vector<std::string> &warnings() const { return warnings_; }
 

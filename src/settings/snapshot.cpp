@@ -15,6 +15,19 @@ const char *kSizeSyntax = "bytes, optionally with a K, M, G or T suffix";
 // failure, says why in @p why.
 bool parse_value(const Spec &s, const std::string &text, int64_t unit, int64_t *out,
                  std::string *why) {
+  if (s.type == Type::path) {
+    *out = 0;
+    return true;
+  }
+  if (s.type == Type::choice) {
+    std::string names;
+    for (size_t i = 0; i < s.choices.size(); ++i) {
+      if (parse_choice(text, s.choices[i])) return *out = (int64_t)i, true;
+      names += (i ? ", " : "") + s.choices[i];
+    }
+    *why = "is not one of " + names;
+    return false;
+  }
   if (s.type == Type::boolean) {
     bool b;
     if (!parse_bool(text, &b)) {
@@ -75,7 +88,7 @@ Snapshot::Snapshot(Flavor flavor, const Lookup &env) {
       } else {
         v.source = Source::rejected;
         warnings_.push_back(v.variable + "='" + printable(text) + "' " + why +
-                            "; using the default " + format(s.type, v.value));
+                            "; using the default " + format(s, v.value));
       }
     }
     values_.push_back(std::move(v));

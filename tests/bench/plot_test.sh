@@ -6,15 +6,7 @@
 #   plot_test.sh LOOM_EXE PLOT_SCRIPT [P2P_JSON]
 set -u
 loom=$1 script=$2 p2p=${3:-}
-if ! python=$(sh "$(dirname "$script")/python-with.sh" matplotlib); then
-  echo "SKIP: no python3 with matplotlib (Debian: python3-matplotlib)"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-is_png() { [ -s "$1" ] && [ "$(head -c 4 "$1" | tail -c 3)" = "PNG" ]; }
+. "$(dirname "$0")/plot_common.sh"
 
 "$loom" bench pack --quick --quiet --case '^Vector' --json "$tmp/pack.json" >/dev/null 2>&1 ||
   fail "bench pack exited $?"

@@ -106,7 +106,7 @@ int main(int argc, char **argv) {
                  "another type", kCount * 8, g_seen.count);
     else
       EXPECT_MSG(g_seen.type == strided && g_seen.count == 1,
-                 "expected the user's datatype (LOOM_P2P=off), got count %d of %s", g_seen.count,
+                 "expected the user's datatype (the system path), got count %d of %s", g_seen.count,
                  g_seen.type == MPI_PACKED ? "MPI_PACKED" : "another type");
   } else if (rank == 1) {
     for (int i = 0; i < 2 * kCount; ++i) {

@@ -2,6 +2,7 @@
 // environments.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <map>
 #include <set>
 #include <string>
@@ -230,4 +231,37 @@ TEST(Snapshot, TheNewNameWinsOverTheLegacyOne) {
   EXPECT_EQ(s.warnings()[0], "LOOM_STAGING_MAX_MB=1 is ignored: LOOM_STAGING_MAX is set");
   EXPECT_EQ(s.bytes(Id::staging_max), 4 * M);
   EXPECT_EQ(s.value(Id::staging_max).variable, "LOOM_STAGING_MAX");
+}
+
+TEST(Snapshot, SchemeNamesInAnyCase) {
+  const Spec &sp = spec(Id::scheme);
+  ASSERT_GE(sp.choices.size(), 3u);
+  EXPECT_EQ(sp.choices[0], "auto");
+  EXPECT_EQ(snapshot({}).choice(Id::scheme), 0);
+  for (size_t i = 0; i < sp.choices.size(); ++i) {
+    std::string upper = sp.choices[i];
+    for (char &c : upper) c = (char)std::toupper((unsigned char)c);
+    Snapshot s = snapshot({{"LOOM_SCHEME", " " + upper + " "}});
+    EXPECT_TRUE(s.warnings().empty()) << all_warnings(s);
+    EXPECT_EQ(s.choice(Id::scheme), (int64_t)i) << upper;
+    EXPECT_EQ(format(sp, s.choice(Id::scheme)), sp.choices[i]);
+  }
+}
+
+TEST(Snapshot, UnknownSchemeWarnsAndKeepsAuto) {
+  Snapshot s = snapshot({{"LOOM_SCHEME", "fastest"}});
+  ASSERT_EQ(s.warnings().size(), 1u) << all_warnings(s);
+  EXPECT_EQ(s.warnings()[0],
+            "LOOM_SCHEME='fastest' is not one of auto, system, staged, single_copy, per_block, "
+            "pipelined; using the default auto");
+  EXPECT_EQ(s.choice(Id::scheme), 0);
+  EXPECT_EQ(s.value(Id::scheme).source, Source::rejected);
+}
+
+TEST(Snapshot, ProfilePathIsTakenAsItIs) {
+  EXPECT_EQ(snapshot({}).path(Id::profile), "");
+  Snapshot s = snapshot({{"LOOM_PROFILE", "/tmp/my profile.json"}});
+  EXPECT_TRUE(s.warnings().empty()) << all_warnings(s);
+  EXPECT_EQ(s.path(Id::profile), "/tmp/my profile.json");
+  EXPECT_EQ(s.value(Id::profile).source, Source::environment);
 }

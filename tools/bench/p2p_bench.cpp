@@ -38,8 +38,8 @@ uint64_t data_seed(const std::string &name, int rank) {
 // One case on the two ranks of pc: verification, then round trips and
 // bandwidth.
 void run_p2p_case(const CaseDef &def, const CaseParams &params,
-                  const CommTiming &opt, bool use_min, bool want_bw, MPI_Comm pc,
-                  CommRow &rtt, CommRow &bw) {
+                  const CommTiming &opt, bool use_min, bool want_bw, bool loom_only,
+                  MPI_Comm pc, CommRow &rtt, CommRow &bw) {
   int me = 0;
   PMPI_Comm_rank(pc, &me);
   const int peer = 1 - me;
@@ -229,7 +229,7 @@ void run_p2p_case(const CaseDef &def, const CaseParams &params,
   CommOp rt[kCommContenders], bwo[kCommContenders];
   std::vector<CommOp *> ops;
   for (int k = 0; k < kCommContenders; ++k) {
-    rt[k].enabled = ok_rtt[k];
+    rt[k].enabled = ok_rtt[k] && (!loom_only || k == cLoom);
     rt[k].fn = [&pingpong, k] { pingpong(k, MPI_STATUS_IGNORE); };
     ops.push_back(&rt[k]);
   }
@@ -238,7 +238,7 @@ void run_p2p_case(const CaseDef &def, const CaseParams &params,
   if (!want_bw) return;
   ops.clear();
   for (int k = 0; k < kCommContenders; ++k) {
-    bwo[k].enabled = ok_bw[k];
+    bwo[k].enabled = ok_bw[k] && (!loom_only || k == cLoom);
     bwo[k].fn = [&window_op, k] { window_op(k); };
     ops.push_back(&bwo[k]);
   }
@@ -296,7 +296,7 @@ void print_p2p_targets(std::FILE *f, const CommRunInfo &info, const CommTable &r
 }  // namespace
 
 int bench_p2p(const std::vector<CaseDef> &cases, const CommBenchArgs &a,
-              const RunInfo &run) {
+              const RunInfo &run, std::vector<CommRow> *rtt_rows) {
   int wrank = 0, wsize = 1;
   PMPI_Comm_rank(MPI_COMM_WORLD, &wrank);
   PMPI_Comm_size(MPI_COMM_WORLD, &wsize);
@@ -345,7 +345,7 @@ int bench_p2p(const std::vector<CaseDef> &cases, const CommBenchArgs &a,
     for (size_t i = 0; i < cases.size(); ++i) {
       progress.start(i, cases[i].name);
       CommRow r1, r2;
-      run_p2p_case(cases[i], params, opt, a.stat == "min", !a.no_bw, pc, r1, r2);
+      run_p2p_case(cases[i], params, opt, a.stat == "min", !a.no_bw, a.loom_only, pc, r1, r2);
       rtt.rows.push_back(std::move(r1));
       if (!a.no_bw) bw.rows.push_back(std::move(r2));
     }
@@ -366,6 +366,7 @@ int bench_p2p(const std::vector<CaseDef> &cases, const CommBenchArgs &a,
       std::fflush(stdout);
       for (const auto &s : sums) ok = ok && s.mismatched == 0 && s.errors == 0;
       if (!write_results(a.json, a.csv, comm_json(info, tables, sums))) ok = false;
+      if (rtt_rows) *rtt_rows = rtt.rows;
     }
   }
   int okv = ok ? 1 : 0, all = 0;

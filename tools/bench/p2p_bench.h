@@ -27,6 +27,8 @@ struct CommBenchArgs {
   bool list = false;
   bool plans = false;
   bool no_bw = false;    // p2p: round trips only
+  bool loom_only = false;  // p2p: time only the Loom contender (loom tune;
+                           // every contender is still verified)
   std::string stat = "median";
   ProgressMode progress = ProgressMode::kAuto;
 };
@@ -38,12 +40,17 @@ struct CommBenchArgs {
 // quick).  Group "Vector sweep".
 void add_vector_sweep_cases(std::vector<CaseDef> &out, bool quick);
 
+// One case of the sweep: `block`-byte blocks, `msg` packed bytes.
+CaseDef vector_case(size_t block, size_t msg);
+
 // The p2p catalogue: the DDTBench layouts, then the vector sweep.
 std::vector<CaseDef> p2p_cases(bool quick);
 
 // Runs the selected cases on ranks 0 and 1 of MPI_COMM_WORLD (others wait)
-// and prints the tables on rank 0.  Returns the process exit code.
+// and prints the tables on rank 0.  Returns the process exit code.  With
+// @p rtt_rows, rank 0 also gets the round-trip rows there.
+struct CommRow;
 int bench_p2p(const std::vector<CaseDef> &cases, const CommBenchArgs &args,
-              const RunInfo &run);
+              const RunInfo &run, std::vector<CommRow> *rtt_rows = nullptr);
 
 }  // namespace loom_bench

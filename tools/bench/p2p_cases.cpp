@@ -19,6 +19,8 @@ std::string size_name(size_t b) {
   return fmt::format("{}B", b);
 }
 
+}  // namespace
+
 CaseDef vector_case(size_t block, size_t msg) {
   CaseDef d;
   d.name = "vec " + size_name(block) + " " + size_name(msg);
@@ -58,8 +60,6 @@ CaseDef vector_case(size_t block, size_t msg) {
   };
   return d;
 }
-
-}  // namespace
 
 void add_vector_sweep_cases(std::vector<CaseDef> &out, bool quick) {
   const std::vector<size_t> blocks =

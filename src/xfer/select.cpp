@@ -1,0 +1,174 @@
+// Selection: interpolation in the profile, the fixed rules, LOOM_SCHEME.
+#include "select.hpp"
+
+#include <cmath>
+#include <algorithm>
+#include <cstdio>
+
+namespace loom {
+namespace xfer {
+namespace {
+
+// Where @p x falls on @p axis (clamped to its ends): the index of the cell
+// at or below it and the weight of the one above, in log space.
+void locate(const std::vector<double> &axis, double x, size_t *i, double *w) {
+  if (axis.size() == 1 || x <= axis.front()) {
+    *i = 0;
+    *w = 0;
+    return;
+  }
+  if (x >= axis.back()) {
+    *i = axis.size() - 2;
+    *w = 1;
+    return;
+  }
+  size_t k = 0;
+  while (axis[k + 1] < x) ++k;
+  *i = k;
+  *w = (std::log(x) - std::log(axis[k])) / (std::log(axis[k + 1]) - std::log(axis[k]));
+}
+
+// The grid point nearest (run, bytes) in log space.
+void nearest(const Profile &p, double run, double bytes, size_t *i, size_t *j) {
+  auto closest = [](const std::vector<double> &axis, double x) {
+    size_t best = 0;
+    for (size_t k = 1; k < axis.size(); ++k)
+      if (std::fabs(std::log(axis[k] / x)) < std::fabs(std::log(axis[best] / x))) best = k;
+    return best;
+  };
+  *i = closest(p.runs, run);
+  *j = closest(p.bytes, bytes);
+}
+
+std::string format_us(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g us", seconds * 1e6);
+  return buf;
+}
+
+// The rules' decision and its reason.
+
+Choice by_rules(const Features &f, const Rules &r) {
+  Choice c;
+  char buf[160];
+  if (r.prefer_system(f)) {
+    c.scheme = Scheme::system;
+    std::snprintf(buf, sizeof buf, "system: mean run %s >= %s, %s within [%s, %s] (no profile)",
+                  format_bytes(f.mean_run).c_str(), format_bytes((double)r.system_run).c_str(),
+                  format_bytes((double)f.bytes).c_str(), format_bytes((double)r.system_min).c_str(),
+                  format_bytes((double)r.system_max).c_str());
+  } else if (available(Scheme::pipelined, f) && f.bytes >= r.l2l_min) {
+    bool single = f.mean_run >= (double)r.l2l_run;
+    c.scheme = single ? Scheme::single_copy : Scheme::pipelined;
+    std::snprintf(buf, sizeof buf, "%s: Loom peer, %s >= LOOM_L2L_MIN, mean run %s %s %s (no profile)",
+                  scheme_name(c.scheme), format_bytes((double)f.bytes).c_str(),
+                  format_bytes(f.mean_run).c_str(), single ? ">=" : "<",
+                  format_bytes((double)r.l2l_run).c_str());
+  } else {
+    c.scheme = Scheme::staged;
+    const char *why = !f.system_allowed ? "the system path cannot carry this type"
+                      : r.system_run <= 0 || f.mean_run < (double)r.system_run
+                          ? "mean run below LOOM_SYSTEM_RUN"
+                          : "message outside [LOOM_SYSTEM_MIN, LOOM_SYSTEM_MAX]";
+    std::snprintf(buf, sizeof buf, "staged: %s (mean run %s, %s; no profile)", why,
+                  format_bytes(f.mean_run).c_str(), format_bytes((double)f.bytes).c_str());
+  }
+  c.reason = buf;
+  return c;
+}
+
+// The lowest prediction among the available schemes; nothing when the
+// profile predicts none of them.
+std::optional<Choice> by_profile(const Features &f, const Profile &p) {
+  std::optional<Scheme> best, second;
+  double t[kSchemeCount];
+  for (size_t s = 0; s < kSchemeCount; ++s) {
+    t[s] = available((Scheme)s, f) ? predict(p, (Scheme)s, f.mean_run, (double)f.bytes) : NAN;
+    if (std::isnan(t[s])) continue;
+    if (!best || t[s] < t[(size_t)*best]) {
+      second = best;
+      best = (Scheme)s;
+    } else if (!second || t[s] < t[(size_t)*second]) {
+      second = (Scheme)s;
+    }
+  }
+  if (!best) return std::nullopt;
+  size_t i, j;
+  nearest(p, f.mean_run, (double)f.bytes, &i, &j);
+  Choice c;
+  c.scheme = *best;
+  c.reason = std::string(scheme_name(*best)) + ": " + format_us(t[(size_t)*best]);
+  if (second)
+    c.reason += std::string(" vs ") + scheme_name(*second) + " " + format_us(t[(size_t)*second]);
+  c.reason += " (profile cell run " + format_bytes(p.runs[i]) + ", " + format_bytes(p.bytes[j]) +
+              (f.first_use ? "; first use of the layout" : "") + ")";
+  return c;
+}
+
+}  // namespace
+
+bool available(Scheme s, const Features &f) {
+  if (s == Scheme::staged) return true;
+  if (s == Scheme::system) return f.system_allowed;
+  return f.loom_peer && !f.first_use;
+}
+
+double predict(const Profile &p, Scheme s, double mean_run, double bytes) {
+  if (!p.has(s) || !(mean_run > 0) || !(bytes > 0)) return NAN;
+  size_t i, j;
+  double wi, wj;
+  locate(p.runs, mean_run, &i, &wi);
+  locate(p.bytes, bytes, &j, &wj);
+  double sum = 0, weights = 0, plain = 0;
+  int valid = 0;
+  for (size_t di = 0; di < 2; ++di) {
+    for (size_t dj = 0; dj < 2; ++dj) {
+      size_t ci = std::min(i + di, p.runs.size() - 1), cj = std::min(j + dj, p.bytes.size() - 1);
+      double t = p.cell(s, ci, cj);
+      if (std::isnan(t)) continue;
+      double w = (di ? wi : 1 - wi) * (dj ? wj : 1 - wj);
+      sum += w * std::log(t);
+      weights += w;
+      plain += std::log(t);
+      ++valid;
+    }
+  }
+  if (valid == 0) return NAN;
+  // Only cells of weight 0 measured (the point sits on a missing cell):
+  // their plain mean.
+  return weights > 1e-9 ? std::exp(sum / weights) : std::exp(plain / valid);
+}
+
+Choice select(const Features &f, const Profile *profile, const Rules &rules,
+              std::optional<Scheme> forced) {
+  std::optional<Choice> chosen;
+  if (profile) chosen = by_profile(f, *profile);
+  Choice c = chosen ? *chosen : by_rules(f, rules);
+  if (!forced) return c;
+  if (available(*forced, f)) {
+    c.scheme = *forced;
+    c.reason = std::string(scheme_name(*forced)) + ": LOOM_SCHEME=" + scheme_name(*forced);
+    return c;
+  }
+  c.reason = std::string("LOOM_SCHEME=") + scheme_name(*forced) + " is not available here; " +
+             c.reason;
+  return c;
+}
+
+std::string format_bytes(double bytes) {
+  static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  size_t u = 0;
+  while (bytes >= 1024 && u + 1 < sizeof units / sizeof *units) {
+    bytes /= 1024;
+    ++u;
+  }
+  char buf[32];
+  if (bytes == std::floor(bytes))
+    std::snprintf(buf, sizeof buf, "%.0f %s", bytes, units[u]);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g %s", bytes, units[u]);
+  return buf;
+}
+
+}  // namespace xfer
+}  // namespace loom

@@ -1,0 +1,76 @@
+// Layout-aware scheme selection (no MPI in here): the LAH paper's
+// selection (section IV-C), calibrated on the machine.  Given what a
+// message looks like and a measured profile (profile.hpp), the scheme with
+// the lowest predicted time; without a profile, the fixed rules the drop-in
+// has always used.  docs/tune.md describes it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "profile.hpp"
+#include "scheme_id.hpp"
+
+namespace loom {
+namespace xfer {
+
+/// What selection knows about one message.
+struct Features {
+  size_t bytes = 0;         ///< packed bytes of the message
+  double mean_run = 0;      ///< mean contiguous run in bytes (bytes / runs)
+  bool system_allowed = false;  ///< the system MPI's datatype path may carry it
+  bool loom_peer = false;   ///< the Loom-to-Loom schemes are available with the peer
+  bool first_use = false;   ///< the layout's first message: no prepared schemes
+};
+
+/// The rules used without a profile (the settings LOOM_SYSTEM_RUN,
+/// LOOM_SYSTEM_MIN, LOOM_SYSTEM_MAX): the system path for a mean run of at
+/// least system_run (0: never) and system_min..system_max bytes, staging
+/// otherwise.
+struct Rules {
+  int64_t system_run = 512;
+  size_t system_min = 0;
+  size_t system_max = SIZE_MAX;
+  /// Loom-to-Loom (LOOM_L2L_MIN, LOOM_L2L_RUN): a message of at least
+  /// l2l_min bytes to a Loom peer that the system path does not take goes
+  /// single copy when its mean run is at least l2l_run, pipelined below.
+  size_t l2l_min = SIZE_MAX;
+  int64_t l2l_run = 4096;
+  /// Whether the rules send @p f's message through the system path.
+  bool prefer_system(const Features &f) const {
+    return f.system_allowed && system_run > 0 && f.mean_run >= (double)system_run &&
+           f.bytes >= system_min && f.bytes <= system_max;
+  }
+};
+
+/// A decision and why, in one line ("single_copy: 41 us vs staged 88 us
+/// (profile cell run 512 B, 1 MiB)").
+struct Choice {
+  Scheme scheme = Scheme::staged;
+  std::string reason;
+};
+
+/// Whether @p s may carry @p f's message: staged always; system when
+/// allowed; the Loom-to-Loom schemes with a Loom peer, after first use.
+bool available(Scheme s, const Features &f);
+
+/// The predicted seconds per message of scheme @p s at (@p mean_run,
+/// @p bytes): log-log interpolation between the four grid cells around the
+/// point (cells not measured left out, the rest re-weighted), the point
+/// clamped to the grid's edges.  NaN when the profile has no cell of @p s
+/// around the point.
+double predict(const Profile &p, Scheme s, double mean_run, double bytes);
+
+/// The scheme for @p f: @p forced when given and available; else, with a
+/// profile (nullptr: none), the available scheme with the lowest
+/// prediction; else (or when the profile predicts none) the rules.
+Choice select(const Features &f, const Profile *profile, const Rules &rules,
+              std::optional<Scheme> forced = std::nullopt);
+
+/// @p bytes for people: "512 B", "4 KiB", "1.5 MiB".
+std::string format_bytes(double bytes);
+
+}  // namespace xfer
+}  // namespace loom

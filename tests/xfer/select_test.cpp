@@ -1,0 +1,180 @@
+// Selection: log-log interpolation in a profile, which schemes are
+// available when, the rules without a profile, LOOM_SCHEME.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "select.hpp"
+#include "test_env.hpp"
+
+using namespace loom::xfer;
+
+namespace {
+
+// A profile whose scheme s takes scale[s] * run^a * bytes^b seconds (NaN
+// scale: not measured) on a 4 x 5 grid.
+Profile power_law(double a, double b, const double (&scale)[kSchemeCount]) {
+  Profile p;
+  p.flavor = "openmpi";
+  p.runs = {8, 64, 512, 65536};
+  p.bytes = {4096, 32768, 262144, 2097152, 16777216};
+  for (size_t s = 0; s < kSchemeCount; ++s) {
+    if (std::isnan(scale[s])) continue;
+    for (double r : p.runs)
+      for (double n : p.bytes) p.cells[s].push_back(scale[s] * std::pow(r, a) * std::pow(n, b));
+  }
+  return p;
+}
+
+constexpr double kNone = NAN;
+
+// Equal up to the rounding of exp(log(t)).
+#define EXPECT_SAME_TIME(a, b) EXPECT_NEAR((a) / (b), 1.0, 1e-12)
+
+Features message(size_t bytes, double run, bool system = true, bool peer = false,
+                 bool first = false) {
+  Features f;
+  f.bytes = bytes;
+  f.mean_run = run;
+  f.system_allowed = system;
+  f.loom_peer = peer;
+  f.first_use = first;
+  return f;
+}
+
+}  // namespace
+
+// Interpolating the logs is exact for a power law anywhere inside the grid.
+TEST(Predict, ExactForPowerLawsInsideTheGrid) {
+  const uint64_t seed = loomtest::base_seed(std::random_device{}());
+  std::printf("seed %llu (LOOM_TEST_SEED to replay)\n", (unsigned long long)seed);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> expo(-1, 1), lrun(std::log(8), std::log(65536)),
+      lbytes(std::log(4096), std::log(16777216));
+  for (int k = 0; k < 200; ++k) {
+    const double a = expo(rng), b = expo(rng);
+    const Profile p = power_law(a, b, {kNone, 1e-9, kNone, kNone, kNone});
+    const double run = std::exp(lrun(rng)), bytes = std::exp(lbytes(rng));
+    const double want = 1e-9 * std::pow(run, a) * std::pow(bytes, b);
+    EXPECT_NEAR(predict(p, Scheme::staged, run, bytes) / want, 1.0, 1e-9)
+        << "a " << a << " b " << b << " run " << run << " bytes " << bytes;
+  }
+}
+
+TEST(Predict, ClampedAtTheEdges) {
+  const Profile p = power_law(0.5, 1, {kNone, 1e-9, kNone, kNone, kNone});
+  const double corner = p.cell(Scheme::staged, 0, 0);
+  EXPECT_SAME_TIME(predict(p, Scheme::staged, 1, 100), corner);
+  EXPECT_SAME_TIME(predict(p, Scheme::staged, 8, 4096), corner);
+  EXPECT_SAME_TIME(predict(p, Scheme::staged, 1 << 30, double(int64_t(1) << 40)),
+                   p.cell(Scheme::staged, 3, 4));
+  EXPECT_SAME_TIME(predict(p, Scheme::staged, 1, 32768), p.cell(Scheme::staged, 0, 1));
+}
+
+TEST(Predict, MissingCellsAreLeftOut) {
+  Profile p = power_law(0, 1, {kNone, 1e-9, kNone, kNone, kNone});
+  // Run 64 KiB with 4 KiB messages cannot be measured.
+  p.cells[(size_t)Scheme::staged][3 * 5 + 0] = NAN;
+  // Between the missing cell and its neighbours: the neighbours decide.
+  const double t = predict(p, Scheme::staged, 8192, 8192);
+  EXPECT_FALSE(std::isnan(t));
+  EXPECT_GT(t, 0);
+  // On the missing cell itself: its neighbours of weight 0, plainly averaged.
+  EXPECT_FALSE(std::isnan(predict(p, Scheme::staged, 65536, 4096)));
+  EXPECT_TRUE(std::isnan(predict(p, Scheme::system, 512, 4096)));  // not measured
+  EXPECT_TRUE(std::isnan(predict(p, Scheme::staged, 0, 4096)));    // no runs
+}
+
+TEST(Select, LowestPredictionWins) {
+  // system 2x staged everywhere, single_copy half of staged.
+  const Profile p = power_law(0, 1, {2e-9, 1e-9, 0.5e-9, kNone, kNone});
+  Choice c = select(message(1 << 20, 512), &p, Rules{});
+  EXPECT_EQ(c.scheme, Scheme::staged);
+  EXPECT_NE(c.reason.find("staged: "), std::string::npos) << c.reason;
+  EXPECT_NE(c.reason.find(" vs system "), std::string::npos) << c.reason;
+  EXPECT_NE(c.reason.find("(profile cell run 512 B, 2 MiB)"), std::string::npos) << c.reason;
+  c = select(message(1 << 20, 512, true, true), &p, Rules{});
+  EXPECT_EQ(c.scheme, Scheme::single_copy) << c.reason;
+  EXPECT_NE(c.reason.find(" vs staged "), std::string::npos) << c.reason;
+}
+
+TEST(Select, TheCrossoverFollowsTheProfile) {
+  // System cheaper per run from 512 B runs on: staged costs bytes, system
+  // costs bytes * (512 / run)^0.5.
+  Profile p = power_law(-0.5, 1, {1e-9 * std::sqrt(512.0), kNone, kNone, kNone, kNone});
+  p.cells[(size_t)Scheme::staged] = power_law(0, 1, {kNone, 1e-9, kNone, kNone, kNone})
+                                        .cells[(size_t)Scheme::staged];
+  EXPECT_EQ(select(message(1 << 20, 64), &p, Rules{}).scheme, Scheme::staged);
+  EXPECT_EQ(select(message(1 << 20, 4096), &p, Rules{}).scheme, Scheme::system);
+  // Not for a type the system path cannot carry.
+  EXPECT_EQ(select(message(1 << 20, 4096, false), &p, Rules{}).scheme, Scheme::staged);
+}
+
+TEST(Select, FirstUseTakesOnlyUnpreparedSchemes) {
+  const Profile p = power_law(0, 1, {2e-9, 1e-9, 0.1e-9, 0.2e-9, 0.3e-9});
+  Choice c = select(message(1 << 20, 8, true, true, true), &p, Rules{});
+  EXPECT_EQ(c.scheme, Scheme::staged) << c.reason;
+  EXPECT_NE(c.reason.find("first use"), std::string::npos) << c.reason;
+  EXPECT_EQ(select(message(1 << 20, 8, true, true, false), &p, Rules{}).scheme,
+            Scheme::single_copy);
+  for (Scheme s : {Scheme::single_copy, Scheme::per_block, Scheme::pipelined}) {
+    EXPECT_FALSE(available(s, message(1, 8, true, true, true)));
+    EXPECT_FALSE(available(s, message(1, 8, true, false, false)));
+    EXPECT_TRUE(available(s, message(1, 8, true, true, false)));
+  }
+}
+
+// Without a profile (or where it predicts nothing available) the rules
+// decide exactly as the drop-in always has.
+TEST(Select, WithoutAProfileTheRulesDecide) {
+  Rules r;
+  r.system_run = 512;
+  r.system_min = 8192;
+  r.system_max = 4 << 20;
+  struct Case {
+    size_t bytes;
+    double run;
+    bool system_allowed;
+    Scheme want;
+  } cases[] = {{1 << 20, 512, true, Scheme::system},   {1 << 20, 511, true, Scheme::staged},
+               {8192, 4096, true, Scheme::system},     {8191, 4096, true, Scheme::staged},
+               {4 << 20, 4096, true, Scheme::system},  {(4 << 20) + 1, 4096, true, Scheme::staged},
+               {1 << 20, 4096, false, Scheme::staged}};
+  const Profile only_peer = power_law(0, 1, {kNone, kNone, 1e-9, kNone, kNone});
+  for (const Case &c : cases) {
+    Choice got = select(message(c.bytes, c.run, c.system_allowed), nullptr, r);
+    EXPECT_EQ(got.scheme, c.want) << c.bytes << " " << c.run << ": " << got.reason;
+    EXPECT_NE(got.reason.find("no profile"), std::string::npos) << got.reason;
+    EXPECT_EQ(select(message(c.bytes, c.run, c.system_allowed), &only_peer, r).scheme, c.want);
+  }
+  r.system_run = 0;  // never
+  EXPECT_EQ(select(message(1 << 20, 4096), nullptr, r).scheme, Scheme::staged);
+}
+
+TEST(Select, ForcedSchemeWhereAvailable) {
+  const Profile p = power_law(0, 1, {2e-9, 1e-9, kNone, kNone, kNone});
+  Choice c = select(message(1 << 20, 8), &p, Rules{}, Scheme::system);
+  EXPECT_EQ(c.scheme, Scheme::system);
+  EXPECT_EQ(c.reason, "system: LOOM_SCHEME=system");
+  c = select(message(1 << 20, 8, false), &p, Rules{}, Scheme::system);
+  EXPECT_EQ(c.scheme, Scheme::staged);
+  EXPECT_EQ(c.reason.rfind("LOOM_SCHEME=system is not available here; staged: ", 0), 0u)
+      << c.reason;
+  c = select(message(1 << 20, 8), nullptr, Rules{}, Scheme::pipelined);  // no Loom peer
+  EXPECT_EQ(c.scheme, Scheme::staged);
+  EXPECT_NE(c.reason.find("not available"), std::string::npos) << c.reason;
+  EXPECT_EQ(select(message(1 << 20, 8, true, true), nullptr, Rules{}, Scheme::pipelined).scheme,
+            Scheme::pipelined);
+}
+
+TEST(Select, SchemeNamesParseBack) {
+  for (size_t s = 0; s < kSchemeCount; ++s)
+    EXPECT_EQ(parse_scheme(scheme_name((Scheme)s)), (Scheme)s);
+  EXPECT_FALSE(parse_scheme("auto"));
+  EXPECT_FALSE(parse_scheme("Staged"));
+  EXPECT_EQ(format_bytes(512), "512 B");
+  EXPECT_EQ(format_bytes(4096), "4 KiB");
+  EXPECT_EQ(format_bytes(1.5 * 1048576), "1.5 MiB");
+}

@@ -1,0 +1,31 @@
+// The sweep of `loom tune`: vectors of doubles over block length x message
+// size (the grid of the profile), and the DDTBench layouts (off the grid:
+// they test the profile's interpolation).
+#include "tune.h"
+
+#include "bench/p2p_bench.h"
+
+namespace loom_tune {
+
+TuneGrid tune_grid(bool quick) {
+  if (quick) return {{8, 512, 32768}, {4096, 65536, 1048576}};
+  // Factors of 8 (the last block 64 KiB): the crossovers are a few
+  // octaves wide.
+  return {{8, 64, 512, 4096, 65536}, {4096, 32768, 262144, 2097152, 16777216}};
+}
+
+std::vector<TuneCase> tune_cases(bool quick) {
+  const TuneGrid g = tune_grid(quick);
+  std::vector<TuneCase> out;
+  for (size_t i = 0; i < g.runs.size(); ++i)
+    for (size_t j = 0; j < g.bytes.size(); ++j)
+      if (g.runs[i] <= g.bytes[j])
+        out.push_back({loom_bench::vector_case((size_t)g.runs[i], (size_t)g.bytes[j]), (int)i,
+                       (int)j});
+  std::vector<loom_bench::CaseDef> ddt;
+  loom_bench::add_ddtbench_cases(ddt);
+  for (auto &d : ddt) out.push_back({std::move(d), -1, -1});
+  return out;
+}
+
+}  // namespace loom_tune

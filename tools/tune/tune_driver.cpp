@@ -1,0 +1,275 @@
+// The driver of `loom tune`: launches the workers (one mpiexec per scheme
+// and repeat, the schemes interleaved so that a slow spell of a shared
+// machine does not fall on one scheme), takes the medians over the repeats,
+// writes the profile and reports.
+#include <mpi.h>
+#include <spawn.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "bench/run_meta.h"
+#include "build_flavor.hpp"
+#include "info.h"
+#include "profile.hpp"
+#include "settings.hpp"
+#include "tune.h"
+#include "tune_check.h"
+
+extern char **environ;
+
+namespace loom_tune {
+namespace {
+
+using loom::xfer::kSchemeCount;
+using loom::xfer::Scheme;
+using nlohmann::json;
+
+// This program, as it was when started (a rebuild during the run leaves
+// /proc/self/exe naming a deleted file; the workers run the new one).
+const std::string &self_exe() {
+  static const std::string path = [] {
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    return n > 0 ? std::string(exe, (size_t)n) : std::string("loom");
+  }();
+  return path;
+}
+
+// Runs @p argv with stdout and stderr appended to @p log; the exit status
+// (-1: could not start, 128+N: killed by signal N).
+int run_logged(const std::vector<std::string> &argv, const std::string &log) {
+  std::vector<char *> args;
+  for (const std::string &a : argv) args.push_back(const_cast<char *>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  pid_t pid;
+  int err = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (err != 0) return -1;
+  int status = 0;
+  if (waitpid(pid, &status, 0) < 0) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// The last @p n lines of file @p path.
+std::string tail_of(const std::string &path, size_t n) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  std::string out;
+  for (size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i)
+    out += "    " + lines[i] + "\n";
+  return out;
+}
+
+// One worker run of @p scheme: its JSON, or null (and a message) on failure.
+json run_worker(const TuneArgs &a, const std::string &scheme, const std::string &dropin,
+                const std::string &log) {
+  const std::string out = a.output + ".worker.json";
+  std::remove(out.c_str());
+  std::vector<std::string> argv = {a.mpiexec.empty() ? LOOM_MPIEXEC : a.mpiexec};
+  argv.push_back(std::string(LOOM_FLAVOR) == "openmpi" ? "--bind-to" : "-bind-to");
+  argv.insert(argv.end(), {"core", "-n", "2", "env", "LD_PRELOAD=" + dropin,
+                           "LOOM_SCHEME=" + scheme, self_exe(), "tune", "--worker", out,
+                           "--budget", fmt::format("{}", a.budget)});
+  if (a.quick) argv.push_back("--quick");
+  std::string cmd;
+  for (const std::string &s : argv) cmd += (cmd.empty() ? "" : " ") + s;
+  {
+    std::ofstream l(log, std::ios::app);
+    l << "\n$ " << cmd << "\n";
+  }
+  const int rc = run_logged(argv, log);
+  std::ifstream in(out);
+  json j = json::parse(in, nullptr, false);
+  std::remove(out.c_str());
+  if (j.is_discarded() || !j.is_object()) {
+    fmt::print(stderr, "loom tune: {} failed (exit status {}); the end of {}:\n{}", cmd, rc, log,
+               tail_of(log, 15));
+    return nullptr;
+  }
+  if (rc != 0)
+    fmt::print(stderr, "loom tune: scheme {}: exit status {} (a case failed; see {})\n", scheme,
+               rc, log);
+  return j;
+}
+
+// The median of @p v (NaN when empty).
+double median(std::vector<double> v) {
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string kernel_release() {
+  struct utsname u;
+  return uname(&u) == 0 ? u.release : "";
+}
+
+// Where the profile goes: --output, else LOOM_PROFILE, else the per-user path.
+std::string output_path(const TuneArgs &a) {
+  if (!a.output.empty()) return a.output;
+  using namespace loom::settings;
+  Snapshot s = Snapshot::from_environment(kBuildFlavor);
+  if (!s.path(Id::profile).empty()) return s.path(Id::profile);
+  return loom::xfer::default_profile_path(LOOM_FLAVOR, std::getenv("XDG_CONFIG_HOME"),
+                                          std::getenv("HOME"));
+}
+
+loom::xfer::Rules default_rules() {
+  using namespace loom::settings;
+  Snapshot s = Snapshot::from_environment(kBuildFlavor);
+  loom::xfer::Rules r;
+  r.system_run = s.bytes(Id::system_run);
+  r.system_min = (size_t)s.bytes(Id::system_min);
+  r.system_max = (size_t)s.bytes(Id::system_max);
+  return r;
+}
+
+}  // namespace
+
+int run_tune(const TuneArgs &args, const std::vector<std::string> &command_line) {
+  TuneArgs a = args;
+  a.output = output_path(args);
+  if (a.output.empty()) {
+    fmt::print(stderr, "loom tune: no place for the profile: give --output (HOME is unset)\n");
+    return 2;
+  }
+  self_exe();  // resolved now
+  const std::string dropin = loom_cli::dropin_beside_me();
+  if (dropin.empty()) {
+    fmt::print(stderr, "loom tune: libloom-mpi.so not found beside {}\n", self_exe());
+    return 2;
+  }
+  std::vector<std::string> schemes = a.schemes;
+  if (schemes.empty()) schemes.assign(std::begin(loom::xfer::kSchemeNames), std::end(loom::xfer::kSchemeNames));
+  // Containers often forbid Open MPI's ptrace-based single copy (the user's
+  // setting wins); mpiexec as root needs these.
+  setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
+  if (geteuid() == 0) {
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+  }
+  // The directory, and a file written there, before minutes of measuring.
+  std::string why;
+  const std::string log = a.output + ".log";
+  if (!loom::xfer::make_parent_dirs(a.output, &why) || !std::ofstream(log)) {
+    fmt::print(stderr, "loom tune: cannot write beside {}{}\n", a.output,
+               why.empty() ? "" : ": " + why);
+    return 2;
+  }
+  loom_bench::RunInfo info = loom_bench::collect_run_info(LOOM_FLAVOR, a.quick, "median", command_line);
+  fmt::print("loom tune: {} ({}), {} repeats{}; worker output in {}\n", info.mpi, LOOM_FLAVOR,
+             a.repeats, a.quick ? ", quick" : "", log);
+  fmt::print("load at start: {}\n", loom_bench::format_load(info.load_start, info.cores));
+  std::fflush(stdout);
+
+  // samples[case name][scheme]: one median per repeat.
+  const std::vector<TuneCase> cases = tune_cases(a.quick);
+  std::map<std::string, std::vector<double>[kSchemeCount]> samples;
+  std::map<std::string, json> facts;
+  std::vector<std::string> skipped;
+  for (int rep = 0; rep < a.repeats; ++rep) {
+    std::vector<std::string> order = schemes;
+    if (!order.empty()) std::rotate(order.begin(), order.begin() + rep % order.size(), order.end());
+    for (const std::string &name : order) {
+      json j = run_worker(a, name, dropin, log);
+      if (j.is_null()) return 1;
+      if (!j.value("available", false)) {
+        fmt::print("scheme {}: skipped, the drop-in does not implement it (it implements {})\n",
+                   name, j.value("implemented", std::string("?")));
+        skipped.push_back(name);
+        continue;
+      }
+      const size_t s = (size_t)*loom::xfer::parse_scheme(name);
+      for (const json &c : j["cases"]) {
+        const std::string cname = c["name"];
+        facts[cname] = c;
+        if (c.contains("seconds")) samples[cname][s].push_back(c["seconds"].get<double>());
+        else if (rep == 0)
+          fmt::print("scheme {}: {}: {}\n", name, cname, c.value("error", std::string("?")));
+      }
+      fmt::print("  repeat {} of {}: {} done\n", rep + 1, a.repeats, name);
+      std::fflush(stdout);
+    }
+    for (const std::string &s : skipped)
+      schemes.erase(std::remove(schemes.begin(), schemes.end(), s), schemes.end());
+    skipped.clear();
+  }
+
+  // The profile: the grid cells' medians.
+  const TuneGrid grid = tune_grid(a.quick);
+  loom::xfer::Profile p;
+  p.flavor = LOOM_FLAVOR;
+  p.mpi_library = info.mpi;
+  p.date = info.date;
+  p.loom = fmt::format("{} ({}{})", LOOM_VERSION, info.git_commit, info.git_dirty ? ", modified" : "");
+  p.machine.host = info.host;
+  p.machine.cpu = info.cpu_model;
+  p.machine.cores = info.cores;
+  p.machine.kernel = kernel_release();
+  const loom_bench::LoadAverage load = loom_bench::read_load_average();
+  p.machine.load[0] = load.one;
+  p.machine.load[1] = load.five;
+  p.machine.load[2] = load.fifteen;
+  p.runs = grid.runs;
+  p.bytes = grid.bytes;
+  std::vector<CaseTimes> times;
+  for (const TuneCase &c : cases) {
+    CaseTimes t;
+    t.name = c.def.name;
+    t.run_index = c.run_index;
+    t.bytes_index = c.bytes_index;
+    auto f = facts.find(c.def.name);
+    if (f != facts.end()) {
+      t.bytes = f->second.value("bytes", size_t(0));
+      t.mean_run = f->second.value("mean_run", int64_t(0));
+      t.elem_size = f->second.value("elem_size", int64_t(0));
+    }
+    for (size_t s = 0; s < kSchemeCount; ++s) {
+      t.t[s] = median(samples[c.def.name][s]);
+      if (c.run_index < 0 || samples[c.def.name][s].empty()) continue;
+      // The system path's time only where it carried the layout.
+      if ((Scheme)s == Scheme::system && t.elem_size <= 0) continue;
+      auto &cells = p.cells[s];
+      if (cells.empty()) cells.assign(p.runs.size() * p.bytes.size(), NAN);
+      cells[(size_t)c.run_index * p.bytes.size() + (size_t)c.bytes_index] = t.t[s];
+    }
+    times.push_back(t);
+  }
+  if (!loom::xfer::write_profile(a.output, p, &why)) {
+    fmt::print(stderr, "loom tune: {}\n", why);
+    return 1;
+  }
+  // The check works from the profile as the drop-in will read it.
+  loom::xfer::Profile back;
+  if (!loom::xfer::load_profile(a.output, &back, &why)) {
+    fmt::print(stderr, "loom tune: the profile written does not read back: {}\n", why);
+    return 1;
+  }
+  const bool agree = print_tune_report(stdout, times, back, default_rules());
+  fmt::print("load at end: {}\n", loom_bench::format_load(load, info.cores));
+  fmt::print("profile written to {}{}\n", a.output,
+             agree ? "" : "\nloom tune: FAILED: the profile read back does not reproduce the "
+                          "fastest scheme of every grid cell");
+  return agree ? 0 : 1;
+}
+
+}  // namespace loom_tune
