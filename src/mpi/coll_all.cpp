@@ -51,6 +51,39 @@ int allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int 
                          R.type(rtype)));
 }
 
+// The blocking all-to-alls between Loom processes (l2l_coll.hpp), over one
+// system Alltoallw of bytes; kFallback when they do not apply.
+int alltoall_l2l(Variant var, const void *sbuf, int scount, const int *scounts,
+                 const int *sdispls, MPI_Datatype stype, const MPI_Datatype *stypes,
+                 void *rbuf, int rcount, const int *rcounts, const int *rdispls,
+                 MPI_Datatype rtype, const MPI_Datatype *rtypes, MPI_Comm comm) {
+  Intra in;
+  if (!in.open(comm)) return kFallback;
+  if (var != Variant::uniform && (!scounts || !sdispls || !rcounts || !rdispls))
+    return kFallback;
+  if (var == Variant::w && (!stypes || !rtypes)) return kFallback;
+  std::vector<l2l::CollBlock> sb, rb;
+  if (!l2l_blocks(make_side(sbuf, in.size, var, scount, scounts, sdispls, nullptr, stype,
+                            stypes),
+                  nullptr, &sb) ||
+      !l2l_blocks(make_side(rbuf, in.size, var, rcount, rcounts, rdispls, nullptr, rtype,
+                            rtypes),
+                  nullptr, &rb))
+    return kFallback;
+  std::vector<MPI_Datatype> bytes((size_t)in.size, MPI_BYTE);
+  std::vector<int> sd((size_t)in.size), rd((size_t)in.size);
+  return l2l::exchange(comm, in.size, in.rank, sb, rb,
+                       [&](char *s, const int *sc, const MPI_Aint *sa, char *r,
+                           const int *rc, const MPI_Aint *ra) {
+                         for (int i = 0; i < in.size; ++i) {
+                           sd[(size_t)i] = (int)sa[i];
+                           rd[(size_t)i] = (int)ra[i];
+                         }
+                         return PMPI_Alltoallw(s, sc, sd.data(), bytes.data(), r, rc,
+                                               rd.data(), bytes.data(), comm);
+                       });
+}
+
 // Alltoall, Alltoallv and Alltoallw: one send and one receive block per
 // rank.  MPI_IN_PLACE: the receive blocks are sent and then replaced.
 int alltoall(Variant var, const void *sbuf, int scount, const int *scounts,
@@ -78,6 +111,13 @@ int alltoall(Variant var, const void *sbuf, int scount, const int *scounts,
                rdispls, rtype, rtypes);
   };
   const bool in_place = sbuf == MPI_IN_PLACE;
+  // Loom-to-Loom first, contiguous types too: every rank must take the
+  // same path, whatever its own types are.
+  if (!req && !in_place && l2l::coll_possible(comm)) {
+    int rc = alltoall_l2l(var, sbuf, scount, scounts, sdispls, stype, stypes, rbuf, rcount,
+                          rcounts, rdispls, rtype, rtypes, comm);
+    if (rc != kFallback) return rc;
+  }
   // The w form's type arrays are as long as the group: the fast path needs
   // its size first.
   if (var != Variant::w && (in_place || known_pass(stype)) && known_pass(rtype))

@@ -197,5 +197,25 @@ int unpack_blocks(const Staged &s) {
   return MPI_SUCCESS;
 }
 
+bool l2l_blocks(const SideSpec &s, const int *peers, std::vector<l2l::CollBlock> *out) {
+  out->clear();
+  out->reserve((size_t)s.n);
+  for (int i = 0; i < s.n; ++i) {
+    const int count = s.count_of(i);
+    const MPI_Datatype t = s.type_of(i);
+    intptr_t disp = 0;
+    if (s.byte_displs) {
+      disp = s.adispls ? (intptr_t)s.adispls[i] : (intptr_t)s.displs[i];
+    } else if (count != 0) {
+      const Mirror *m = find(t);
+      if (!m && resolve(t, &m) != Resolved::ok) return false;
+      disp = (intptr_t)(s.displs ? (int64_t)s.displs[i] : (int64_t)i * count) * m->extent;
+    }
+    out->push_back(l2l::CollBlock{peers ? peers[i] : i,
+                                  (uintptr_t)s.buf + (uintptr_t)disp, count, t});
+  }
+  return true;
+}
+
 }  // namespace coll
 }  // namespace loom_mpi

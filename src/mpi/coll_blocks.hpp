@@ -11,6 +11,7 @@
 // variants): the packed stream is the MPI typemap order, so peers that pass
 // their own datatypes (or run without Loom) still see the bytes they expect.
 #pragma once
+#include "l2l_coll.hpp"
 #include "requests.hpp"
 
 #include <cstdint>
@@ -147,6 +148,12 @@ inline bool all_known_pass(const MPI_Datatype *types, const int *counts, int n) 
 // class of Loom's failure.
 int pack_blocks(const Staged &s, int only = -1);
 int unpack_blocks(const Staged &s);
+
+// The blocks of side s for the Loom-to-Loom exchange (l2l_coll.hpp): block
+// i with peer peers[i] (peers null: rank i), at the user's buffer plus its
+// displacement.  False when a displacement needs an extent Loom does not
+// know (the type is left to the system to judge).
+bool l2l_blocks(const SideSpec &s, const int *peers, std::vector<l2l::CollBlock> *out);
 
 }  // namespace coll
 }  // namespace loom_mpi

@@ -82,6 +82,48 @@ int neighbor_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *r
                          R.type(rtype)));
 }
 
+// The blocking neighbourhood all-to-alls between Loom processes
+// (l2l_coll.hpp), over one system Neighbor_alltoallw of bytes; kFallback
+// when they do not apply.
+int neighbor_l2l(Variant var, const void *sbuf, int scount, const int *scounts,
+                 const int *sdispls, const MPI_Aint *sadispls, MPI_Datatype stype,
+                 const MPI_Datatype *stypes, void *rbuf, int rcount, const int *rcounts,
+                 const int *rdispls, const MPI_Aint *radispls, MPI_Datatype rtype,
+                 const MPI_Datatype *rtypes, MPI_Comm comm) {
+  Intra in;
+  int indeg, outdeg;
+  std::vector<int> srcs, dsts;
+  if (!in.open(comm) || !degrees(comm, &indeg, &outdeg) || !neighbors(comm, &srcs, &dsts))
+    return kFallback;
+  const bool v = var != Variant::uniform, w = var == Variant::w;
+  if (v && ((outdeg > 0 && (!scounts || (w ? !sadispls : !sdispls))) ||
+            (indeg > 0 && (!rcounts || (w ? !radispls : !rdispls)))))
+    return kFallback;
+  if (w && ((outdeg > 0 && !stypes) || (indeg > 0 && !rtypes))) return kFallback;
+  std::vector<l2l::CollBlock> sb, rb;
+  if (!l2l_blocks(make_side(sbuf, outdeg, var, scount, scounts, sdispls, sadispls, stype,
+                            stypes),
+                  dsts.data(), &sb) ||
+      !l2l_blocks(make_side(rbuf, indeg, var, rcount, rcounts, rdispls, radispls, rtype,
+                            rtypes),
+                  srcs.data(), &rb))
+    return kFallback;
+  std::vector<MPI_Datatype> sbytes((size_t)outdeg + 1, MPI_BYTE),
+      rbytes((size_t)indeg + 1, MPI_BYTE);
+  return l2l::exchange(comm, in.size, in.rank, sb, rb,
+                       [&](char *s, const int *sc, const MPI_Aint *sa, char *r,
+                           const int *rc, const MPI_Aint *ra) {
+#if LOOM_NEIGHBOR_W_DEGREE_FIX
+                         if (indeg != outdeg)
+                           return neighbor_alltoallw_c(s, sc, sa, sbytes.data(), r, rc, ra,
+                                                       rbytes.data(), outdeg, indeg, comm,
+                                                       nullptr);
+#endif
+                         return PMPI_Neighbor_alltoallw(s, sc, sa, sbytes.data(), r, rc, ra,
+                                                        rbytes.data(), comm);
+                       });
+}
+
 // Neighbor_alltoall(v,w): one send block per destination, one receive block
 // per source; the w form's displacements are MPI_Aint bytes.
 int neighbor_alltoall(Variant var, const void *sbuf, int scount, const int *scounts,
@@ -116,6 +158,13 @@ int neighbor_alltoall(Variant var, const void *sbuf, int scount, const int *scou
     return sys(sbuf, scount, scounts, sdispls, sadispls, stype, stypes, rbuf, rcount,
                rcounts, rdispls, radispls, rtype, rtypes);
   };
+  // Loom-to-Loom first, contiguous types too: every rank must take the
+  // same path, whatever its own types are.
+  if (!req && l2l::coll_possible(comm)) {
+    int rc = neighbor_l2l(var, sbuf, scount, scounts, sdispls, sadispls, stype, stypes, rbuf,
+                          rcount, rcounts, rdispls, radispls, rtype, rtypes, comm);
+    if (rc != kFallback) return rc;
+  }
   if (var != Variant::w && known_pass(stype) && known_pass(rtype)) return unchanged();
   if (!comm_enabled() || !degrees(comm, &indeg, &outdeg)) {
     indeg = outdeg = -1;

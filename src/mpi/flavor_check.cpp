@@ -105,6 +105,7 @@ __attribute__((constructor)) void check_at_load() { refuse_other_mpi(); }
 
 LOOM_MPI_EXPORT int MPI_Init(int *argc, char ***argv) {
   loom_mpi::refuse_other_mpi();
+  loom_mpi::starting();
   int rc = PMPI_Init(argc, argv);
   if (rc == MPI_SUCCESS) loom_mpi::started();
   return rc;
@@ -112,6 +113,7 @@ LOOM_MPI_EXPORT int MPI_Init(int *argc, char ***argv) {
 
 LOOM_MPI_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   loom_mpi::refuse_other_mpi();
+  loom_mpi::starting();
   int rc = PMPI_Init_thread(argc, argv, required, provided);
   if (rc == MPI_SUCCESS) loom_mpi::started();
   return rc;

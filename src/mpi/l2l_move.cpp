@@ -46,9 +46,7 @@ Moved read_layout(int pid, loom_type remote, uint64_t base, int64_t count,
                   uint64_t bytes, const Side &dst, size_t take, bool per_block) {
   if (!byte_type()) return Moved::failed;
   x::Side r = xside(remote, base, count, bytes);
-  // The streams must be equally long: cut both to what is taken.
   x::Side l = local(dst);
-  if (!remote && (uint64_t)r.count > take) r.count = (int64_t)take;
   return moved(per_block ? x::cma_per_block(l, pid, r, 0, take)
                          : x::cma_single_copy(l, pid, r, 0, take));
 }

@@ -15,8 +15,7 @@ enum class Moved { ok, refused, failed };
 // as `count` instances of `remote` at `base` (remote null: one run of
 // `bytes` at base) into dst (dst.type null: one run of dst.bytes).
 // per_block: one read per remote run (the Multi-W analog) instead of
-// iovec batches.  The two streams must be equally long (take == dst.bytes
-// == bytes); a truncating receive reads into a bounce first.
+// iovec batches.  take <= both dst.bytes and bytes.
 Moved read_layout(int pid, loom_type remote, uint64_t base, int64_t count,
                   uint64_t bytes, const Side &dst, size_t take, bool per_block);
 // Stream bytes [offset, offset + len) from pid's packed copy at addr (stream

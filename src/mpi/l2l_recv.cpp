@@ -1,6 +1,6 @@
 // The receiving side of the Loom-to-Loom protocol (docs/protocol.md):
 // recognising an RDV, pulling the message, and probes.
-#include "l2l.hpp"
+#include "l2l_internal.hpp"
 #include "progress.hpp"
 
 #include "comm_keys.hpp"
@@ -15,13 +15,11 @@
 
 namespace loom_mpi {
 namespace l2l {
-namespace {
-
 // The slot an RDV names, when the RDV is genuine: the sender's segment
 // holds a live slot with its token addressed to this process.
 Slot *slot_of(const Rdv &r, Header **seg) {
   if (r.magic != kRdvMagic || r.version != kVersion || r.slot >= kSlots) return nullptr;
-  Header *h = peer_segment(r.sender_world);
+  Header *h = peer_segment(r.sender_world, true);
   if (!h) return nullptr;
   Slot &s = h->slots[r.slot];
   uint32_t st = s.state.load(std::memory_order_acquire);
@@ -55,10 +53,11 @@ Moved pull_pushed(Header *h, Slot &s, uint32_t from, const Side &dst, size_t tak
     spin(n);
   }
   Moved m = Moved::failed;
-  if (st == kDone) {
+  if (st == kPushed) {
     if (!dst.type) std::memcpy(dst.base, b.data, take);
     m = dst.type && unpack_side(dst, b.data, 0, take) != MPI_SUCCESS ? Moved::failed : Moved::ok;
   }
+  s.state.store(kDone, std::memory_order_release);  // the sender may reuse it now
   staging_pool().release(b);
   return m;
 }
@@ -91,27 +90,11 @@ Moved read_stream(Header *h, Slot &s, const Side &dst, size_t take) {
   return m;
 }
 
-// Single copy (or per block) from the sender's layout; a receive shorter
-// than the message reads it all into a bounce and keeps what fits.
+// Single copy (or per block) from the sender's layout.
 Moved read_direct(Header *h, Slot &s, const Side &dst, size_t take) {
   loom_type remote = nullptr;
   if (s.layout_addr && !(remote = remote_layout(*h, s))) return Moved::failed;
-  Moved m;
-  if (take == s.bytes) {
-    m = read_layout(h->pid, remote, s.base, s.count, s.bytes, dst, take, s.per_block != 0);
-  } else {
-    loom::xfer::Buffer b = staging_pool().acquire(s.bytes);
-    Side run;
-    run.base = b.data;
-    run.bytes = s.bytes;
-    m = b.data ? read_layout(h->pid, remote, s.base, s.count, s.bytes, run, s.bytes, false)
-               : Moved::failed;
-    if (m == Moved::ok) {
-      if (dst.type) m = unpack_side(dst, b.data, 0, take) == MPI_SUCCESS ? m : Moved::failed;
-      else std::memcpy(dst.base, b.data, take);
-    }
-    staging_pool().release(b);
-  }
+  Moved m = read_layout(h->pid, remote, s.base, s.count, s.bytes, dst, take, s.per_block != 0);
   loom_type_free(remote);
   return m;
 }
@@ -139,12 +122,10 @@ Moved pull(Header *h, Slot &s, const Side &dst, size_t take) {
   }
 }
 
-}  // namespace
-
 bool may_meet_rdv(MPI_Comm comm, int source) {
-  if (!enabled() || source == MPI_PROC_NULL || !comm_key(comm)) return false;
-  if (source == MPI_ANY_SOURCE) return true;  // any sender may be a peer
-  return peer_segment(world_rank(comm, source)) != nullptr;
+  // Whether the sender sends an RDV is the sender's decision: any Loom
+  // process may, once it has seen this process's segment.
+  return enabled() && source != MPI_PROC_NULL && comm_key(comm);
 }
 
 Arrival on_arrival(const char *got, MPI_Status *st, const Side &dst, int *rc) {
@@ -167,8 +148,11 @@ void fix_probe(MPI_Comm comm, MPI_Status *st) {
   if (PMPI_Get_elements_x(st, MPI_BYTE, &n) != MPI_SUCCESS || n != (MPI_Count)kRdvBytes)
     return;
   uint64_t key = comm_key(comm);
-  Header *h = key ? peer_segment(world_rank(comm, st->MPI_SOURCE)) : nullptr;
+  Header *h = key ? peer_segment(world_rank(comm, st->MPI_SOURCE), true) : nullptr;
   if (!h) return;
+  // RDVs a posted receive matched already are pulled first: the earliest
+  // slot left is then the probed message's.
+  peek_receives();
   // Invariant R: the probed message is an RDV; the earliest one no
   // receive has taken yet is the one the system matched first.
   const Slot *best = nullptr;

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -32,7 +33,8 @@ volatile uint64_t g_probe_word = kProbeWord;
 
 struct PeerEntry {
   Header *seg = nullptr;    // mapped when known good
-  bool refused = false;     // never again (pull or push failed)
+  bool refused = false;     // never again (pull or push failed, or unreadable)
+  bool unreadable = false;  // cross-memory attach refused when first mapped
   double next_check = 0.0;  // a miss is re-checked after this time
   int misses = 0;           // backoff: 1 ms, doubling, up to 250 ms
 };
@@ -128,7 +130,10 @@ Header *segment_locked(PeerEntry &e, int w) {
     e.next_check = t + std::min(0.25, 0.001 * (1 << std::min(e.misses++, 8)));
     return nullptr;
   }
-  if (!readable(h)) __atomic_store_n(&e.refused, true, __ATOMIC_RELEASE);
+  if (!readable(h)) {
+    e.unreadable = true;
+    __atomic_store_n(&e.refused, true, __ATOMIC_RELEASE);
+  }
   __atomic_store_n(&e.seg, h, __ATOMIC_RELEASE);
   g_any.store(true, std::memory_order_relaxed);
   note("Loom-to-Loom: world rank %d (pid %d) is a Loom process%s", w, (int)h->pid,
@@ -144,13 +149,12 @@ PeerEntry *entry_of(int w) {
 
 }  // namespace
 
-void start() {
-  std::lock_guard<std::mutex> g(g_mu);
-  if (g_own || !config().on(Id::l2l) || !config().on(Id::p2p)) return;
-  int size = 0;
-  if (PMPI_Comm_rank(MPI_COMM_WORLD, &g_world) != MPI_SUCCESS ||
-      PMPI_Comm_size(MPI_COMM_WORLD, &size) != MPI_SUCCESS || size < 2)
-    return;
+namespace {
+
+// Creates this process's segment as world rank `rank` of `size`.
+void create_locked(int rank, int size, bool early) {
+  if (size < 2 || rank < 0 || rank >= size) return;
+  g_world = rank;
   g_job = job_key(size);
   if (!g_job) return;
   g_name = seg_name(g_world);
@@ -172,15 +176,55 @@ void start() {
   h->pid = getpid();
   h->world_size = size;
   h->world_rank = g_world;
+  h->early = early;
   h->probe_addr = reinterpret_cast<uint64_t>(&g_probe_word);
   h->version = kVersion;
   std::atomic_thread_fence(std::memory_order_release);
   h->magic = kMagic;
   if (!g_peers) g_peers = new std::vector<PeerEntry>((size_t)size);
   g_own = h;
+}
+
+// The launcher's word for this process's world rank and size, before
+// MPI_Init (Hydra: PMI_RANK/PMI_SIZE; Open MPI: OMPI_COMM_WORLD_*).
+bool launcher_rank(int *rank, int *size) {
+  const char *r = std::getenv("PMI_RANK"), *n = std::getenv("PMI_SIZE");
+  if (!r || !n) r = std::getenv("OMPI_COMM_WORLD_RANK"), n = std::getenv("OMPI_COMM_WORLD_SIZE");
+  if (!r || !n) return false;
+  *rank = std::atoi(r);
+  *size = std::atoi(n);
+  return true;
+}
+
+bool wanted() { return config().on(Id::l2l) && config().on(Id::p2p) && config().on(Id::cma); }
+
+}  // namespace
+
+void start_early() {
+  std::lock_guard<std::mutex> g(g_mu);
+  int rank, size;
+  if (g_own || !wanted() || !launcher_rank(&rank, &size)) return;
+  create_locked(rank, size, true);
+}
+
+void start() {
+  std::lock_guard<std::mutex> g(g_mu);
+  int rank = -1, size = 0;
+  if (!wanted() || PMPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS ||
+      PMPI_Comm_size(MPI_COMM_WORLD, &size) != MPI_SUCCESS)
+    return;
+  if (g_own && (g_own->world_rank != rank || g_own->world_size != size)) {
+    // The launcher's numbering was not MPI_COMM_WORLD's: start over.
+    shm_unlink(g_name.c_str());
+    munmap(g_own, sizeof(Header));
+    g_own = nullptr;
+  }
+  if (!g_own) create_locked(rank, size, false);
+  if (!g_own) return;
   g_on = true;
   arm_finalize_hook();
-  note("Loom-to-Loom: segment %s", g_name.c_str());
+  note("Loom-to-Loom: segment %s%s", g_name.c_str(),
+       g_own->early ? "" : " (made after MPI_Init: no Loom-to-Loom collectives)");
 }
 
 void stop() {
@@ -196,13 +240,23 @@ int my_world() { return g_world; }
 Header *own() { return g_own; }
 bool any_peer() { return g_any.load(std::memory_order_relaxed); }
 
-Header *peer_segment(int w) {
+Header *peer_segment(int w, bool now) {
   PeerEntry *e = entry_of(w);
   if (!e) return nullptr;
   Header *h = __atomic_load_n(&e->seg, __ATOMIC_ACQUIRE);
   if (h) return h;
   std::lock_guard<std::mutex> g(g_mu);
+  if (now) e->next_check = 0;
   return segment_locked(*e, w);
+}
+
+bool coll_peer(int w) {
+  PeerEntry *e = entry_of(w);
+  if (!e) return false;
+  Header *h;
+  // A decision all ranks must reach alike: look now.
+  h = peer_segment(w, true);
+  return h && h->early && !e->unreadable && g_own && g_own->early;
 }
 
 Header *peer(int w) {

@@ -29,7 +29,8 @@ enum SlotState : uint32_t {
   kPullingPacked,  // a receiver is reading the packed copy
   kRefused,        // the receiver could not read: the sender pushes
   kDone,           // the receiver has the data; the sender may reuse it
-  kFailed,         // the push failed too: the receiver reports an error
+  kFailed,         // the push failed too (the receiver then stores kDone)
+  kPushed,         // the push arrived (the receiver then stores kDone)
   kStreaming,      // pipelined: the sender packs into `packed_addr`,
                    // publishing progress in `packed_upto`
 };
@@ -56,7 +57,9 @@ struct Slot {
 
 struct Header {
   uint32_t magic, version;
-  int32_t pid, world_size, world_rank, pad;
+  int32_t pid, world_size, world_rank;
+  int32_t early;  // made before MPI_Init: visible to all by the time any
+                  // rank can enter a collective (Loom-to-Loom collectives)
   uint64_t probe_addr;  // address of kProbeWord in the owner's memory
   std::atomic<uint64_t> seq;
   Slot slots[kSlots];
@@ -78,8 +81,13 @@ constexpr size_t kRdvBytes = 44;
 static_assert(sizeof(Rdv) == kRdvBytes, "RDV layout");
 constexpr uint32_t kRdvMagic = 0x56524d4c;  // "LMRV"
 
-// Called at the end of MPI_Init: creates this process's segment (when
-// LOOM_L2L is on and the job can be identified).  Never blocks on peers.
+// Called before PMPI_Init: creates this process's segment when the
+// launcher says its world rank (MPI_Init synchronises every process of the
+// job, so all segments made this way are visible once any MPI_Init
+// returns).  Then, after PMPI_Init: checks that rank, or creates the
+// segment now (when LOOM_L2L is on and the job can be identified).  Never
+// blocks on peers.
+void start_early();
 void start();
 // Called at MPI_Finalize: no new L2L sends; unlinks the segment.
 void stop();
@@ -94,12 +102,18 @@ Header *own();
 // this process may read with cross-memory attach; nullptr otherwise.
 // Cheap when cached; a miss is re-checked at most every 250 ms.
 Header *peer(int w);
+// For collectives, a decision every rank of a communicator must reach
+// alike: w's segment exists now, was made before MPI_Init (as is this
+// process's), and this process could read w when it first looked (runtime
+// refusals are not consulted: they differ between processes).
+bool coll_peer(int w);
 // Whether any peer has been seen (receives from MPI_ANY_SOURCE need the
 // RDV check only then).
 bool any_peer();
 // w's segment whether or not this process may read w (receivers check
-// RDVs against it; a sender that cannot be read is pushed to).
-Header *peer_segment(int w);
+// RDVs against it; a sender that cannot be read is pushed to).  `now`:
+// look even within the backoff after a miss (an RDV proves it exists).
+Header *peer_segment(int w, bool now = false);
 // Marks w as unreadable (a pull failed): later sends to it are staged.
 void refuse(int w, const char *why);
 

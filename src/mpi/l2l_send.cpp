@@ -1,6 +1,6 @@
 // The sending side of the Loom-to-Loom protocol (docs/protocol.md): slots,
 // RDVs, and finishing a send (pulled, or packed when the receiver is late).
-#include "l2l.hpp"
+#include "l2l_internal.hpp"
 
 #include "comm_keys.hpp"
 #include "config.hpp"
@@ -28,7 +28,9 @@ struct SendRec {
   Side side;                      // side.type referenced while in use
   std::shared_ptr<const Layout> layout;
   loom::xfer::Buffer packed;      // the packed copy (kStaged)
-  bool parked = false;            // completed for the program; slot still busy
+  // Completed for the program, slot still busy: progress() releases it
+  // (and from then on only progress() may touch the slot).
+  std::atomic<bool> parked{false};
 };
 
 std::mutex g_mu;
@@ -69,13 +71,15 @@ double now_us() {
   return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
 }
 
+}  // namespace
+
 void release_slot(uint32_t i) {
   SendRec &r = g_recs[i];
   if (r.side.type) loom_type_free(r.side.type);
   r.side = Side{};
   r.layout.reset();
   staging_pool().release(r.packed);
-  r.parked = false;
+  r.parked.store(false, std::memory_order_relaxed);
   own()->slots[i].state.store(kFree, std::memory_order_release);
   std::lock_guard<std::mutex> g(g_mu);
   g_free->push_back(i);
@@ -96,13 +100,13 @@ bool pack_copy(SendRec &r) {
 void serve_push(uint32_t i) {
   Slot &s = own()->slots[i];
   SendRec &r = g_recs[i];
-  Header *peer_seg = peer_segment(s.recv_world);
+  Header *peer_seg = peer_segment(s.recv_world, true);
   bool ok = peer_seg && (r.packed.data || pack_copy(r)) &&
             write_packed(peer_seg->pid, r.packed.data, s.push_addr,
                          std::min<uint64_t>(s.push_len, s.bytes)) == Moved::ok;
   if (!ok) refuse(s.recv_world, "push failed");
   else refuse(s.recv_world, "receiver cannot read this process");
-  s.state.store(ok ? kDone : kFailed, std::memory_order_release);
+  s.state.store(ok ? kPushed : kFailed, std::memory_order_release);
 }
 
 // Finishes slot i for the program: returns once the user's buffer is free
@@ -116,7 +120,6 @@ int finish(uint32_t i, double wait_us) {
     uint32_t st = s.state.load(std::memory_order_acquire);
     switch (st) {
       case kDone:
-      case kFailed:
         release_slot(i);
         return MPI_SUCCESS;
       case kRefused:
@@ -136,7 +139,7 @@ int finish(uint32_t i, double wait_us) {
           }
           s.packed_addr = reinterpret_cast<uint64_t>(r.packed.data);
           s.packed_upto.store(r.side.bytes, std::memory_order_relaxed);
-          r.parked = true;
+          r.parked.store(true, std::memory_order_release);
           g_parked.fetch_add(1, std::memory_order_release);
           s.state.store(kStaged, std::memory_order_release);
           return MPI_SUCCESS;
@@ -154,19 +157,14 @@ void on_send_data(PendingOp &op, MPI_Status *st) {
   uint32_t i = (uint32_t)(uintptr_t)op.ctx;
   int cancelled = 0;
   if (st) PMPI_Test_cancelled(st, &cancelled);
-  if (cancelled) {
-    // Never matched: no receiver will pull it.
-    if (g_recs[i].parked) g_parked.fetch_sub(1, std::memory_order_release);
-    return release_slot(i);
-  }
-  if (g_recs[i].parked) return;  // streamed: the user's buffer is free
+  if (cancelled) return release_slot(i);  // never matched: nobody pulls it
   double grace = t_wait_depth > 0 ? (double)config().bytes(Id::l2l_grace) : 0.0;
   finish(i, grace);
 }
 
 // Packs slot i's message into its packed copy chunk by chunk, publishing
 // progress for a receiver reading behind.
-void stream_pack(uint32_t i) {
+void stream_pack(uint32_t i, bool park) {
   Slot &sl = own()->slots[i];
   SendRec &r = g_recs[i];
   constexpr size_t kChunk = size_t(256) << 10;
@@ -176,7 +174,8 @@ void stream_pack(uint32_t i) {
     off += len;
     sl.packed_upto.store(off, std::memory_order_release);
   }
-  r.parked = true;
+  if (!park) return;
+  r.parked.store(true, std::memory_order_release);
   g_parked.fetch_add(1, std::memory_order_release);
 }
 
@@ -186,6 +185,9 @@ void stream_pack(uint32_t i) {
 // LOOM_L2L_MIN on (below, the system's own copy is as good); a message of
 // exactly kRdvBytes always goes Loom-to-Loom (Invariant R).
 bool choose(MPI_Datatype dt, const Side &s, Scheme *out) {
+  // Never shorter than an RDV: an RDV received in place must be covered by
+  // the data pulled over it.
+  if (s.bytes < kRdvBytes) return false;
   if (s.bytes == kRdvBytes) return *out = Scheme::single_copy, true;
   if (!s.type) {
     *out = Scheme::single_copy;
@@ -262,7 +264,6 @@ int64_t prepare(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
   return post(s, scheme, w, tag, key, rdv);
 }
 
-}  // namespace
 
 bool may_send_to(MPI_Comm comm, int dest) {
   return enabled() && dest >= 0 && comm_key(comm) && peer(world_rank(comm, dest));
@@ -282,9 +283,12 @@ int send(IsendFn sys, const void *buf, int count, MPI_Datatype dt, int dest,
     release_slot((uint32_t)i);  // never sent: no receiver holds it
     return rc;
   }
-  if (g_recs[i].packed.data) stream_pack((uint32_t)i);  // overlaps the pull
+  // Streamed: the slot is progress()'s once packed (it may even be reused
+  // before this returns); otherwise this call finishes it.
+  const bool streamed = g_recs[i].packed.data != nullptr;
+  if (streamed) stream_pack((uint32_t)i, true);  // overlaps the pull
   rc = PMPI_Wait(&r, MPI_STATUS_IGNORE);
-  if (!g_recs[i].parked) finish((uint32_t)i, (double)config().bytes(Id::l2l_grace));
+  if (!streamed) finish((uint32_t)i, (double)config().bytes(Id::l2l_grace));
   return rc;
 }
 
@@ -293,9 +297,11 @@ int isend(IsendFn sys, const void *buf, int count, MPI_Datatype dt, int dest,
   Rdv rdv;
   int64_t i = prepare(buf, count, dt, dest, tag, comm, &rdv);
   if (i < 0) return kFallback;
+  const bool streamed = g_recs[i].packed.data != nullptr;
   PendingOp *op = op_new(PendingOp::kSend, comm);
   op->ctx = reinterpret_cast<void *>((uintptr_t)i);
-  op->on_data = on_send_data;
+  // Streamed: complete once packed (below); progress() owns the slot then.
+  if (!streamed) op->on_data = on_send_data;
   // The RDV is copied by the system before Isend returns (44 bytes: every
   // MPI sends it eagerly); op staging keeps it alive regardless.
   if (op_stage(op, kRdvBytes) != MPI_SUCCESS) {
@@ -310,9 +316,23 @@ int isend(IsendFn sys, const void *buf, int count, MPI_Datatype dt, int dest,
     release_slot((uint32_t)i);
     return rc;
   }
-  if (g_recs[i].packed.data) stream_pack((uint32_t)i);
+  if (streamed) stream_pack((uint32_t)i, true);
   op_register(op, *req, true);
   return MPI_SUCCESS;
+}
+
+bool streaming(uint32_t i) { return g_recs[i].packed.data && !g_recs[i].parked.load(); }
+
+void wait_pulled(uint32_t i) {
+  Slot &s = own()->slots[i];
+  unsigned spins = 0;
+  for (;;) {
+    uint32_t st = s.state.load(std::memory_order_acquire);
+    if (st == kDone) break;
+    if (st == kRefused) serve_push(i);
+    else if (++spins > 64) sched_yield();
+  }
+  release_slot(i);
 }
 
 int parked() { return g_parked.load(std::memory_order_acquire); }
@@ -323,13 +343,13 @@ void poll() {
   std::unique_lock<std::mutex> pl(poll_mu, std::try_to_lock);
   if (!pl.owns_lock()) return;
   for (uint32_t i = 0; i < kSlots; ++i) {
-    if (!g_recs[i].parked) continue;
+    if (!g_recs[i].parked.load(std::memory_order_acquire)) continue;
     uint32_t st = own()->slots[i].state.load(std::memory_order_acquire);
     if (st == kRefused) {
       serve_push(i);
       st = own()->slots[i].state.load(std::memory_order_acquire);
     }
-    if (st == kDone || st == kFailed) {
+    if (st == kDone) {
       g_parked.fetch_sub(1, std::memory_order_release);
       release_slot(i);
     }

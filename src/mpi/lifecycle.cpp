@@ -7,6 +7,14 @@
 
 namespace loom_mpi {
 
+void starting() {
+  try {
+    l2l::start_early();
+  } catch (...) {
+    // Out of memory: the segment is made after MPI_Init, or not at all.
+  }
+}
+
 void started() {
   prepare_mirrors();
   try {

@@ -49,6 +49,18 @@ inline int merge(int rc, int lrc, MPI_Comm comm) {
   return rc == MPI_SUCCESS && lrc != MPI_SUCCESS ? raise(comm, lrc) : rc;
 }
 
+// The same for a call that completed `n` requests with statuses st (the
+// -all and -some calls): a Loom failure (already in its status) makes it
+// MPI_ERR_IN_STATUS, as the system reports a failed request among several,
+// with MPI_SUCCESS in the statuses of the others.
+int merge_in_status(int rc, int lrc, MPI_Comm comm, MPI_Status *st, int n,
+                    const char *failed) {
+  if (rc != MPI_SUCCESS || lrc == MPI_SUCCESS) return rc;
+  for (int i = 0; i < n; ++i)
+    if (!failed[i]) st[i].MPI_ERROR = MPI_SUCCESS;
+  return raise(comm, MPI_ERR_IN_STATUS);
+}
+
 // Status array for n requests: the program's, or internal ones.
 struct Statuses {
   Scratch<MPI_Status> own;
@@ -64,7 +76,9 @@ int finish_all(int n, PendingOp **ops, const MPI_Request *reqs,
                MPI_Status *st, int rc, bool completed) {
   int lrc = MPI_SUCCESS;
   MPI_Comm comm = MPI_COMM_WORLD;
+  Scratch<char> failed(n);
   for (int i = 0; i < n; ++i) {
+    failed[i] = false;
     PendingOp *op = ops[i];
     if (!op) continue;
     int e = outcome(rc, &st[i]);
@@ -74,35 +88,41 @@ int finish_all(int n, PendingOp **ops, const MPI_Request *reqs,
     }
     MPI_Comm c = op->comm;
     int r = complete(op, &st[i], e, reqs[i]);
+    failed[i] = r != MPI_SUCCESS;
     if (r != MPI_SUCCESS && lrc == MPI_SUCCESS) {
       lrc = r;
       comm = c;
     }
   }
-  return merge(rc, lrc, comm);
+  return completed ? merge_in_status(rc, lrc, comm, st, n, failed.p) : merge(rc, lrc, comm);
 }
 
 // The -some calls: finish the ops at the reported indices.
+// `some`: a -some call (statuses per completed request; a failure makes
+// it MPI_ERR_IN_STATUS), else an -any call (one status, the error itself).
 int finish_some(int n, PendingOp **ops, const MPI_Request *reqs, int outcount,
-                const int *idx, MPI_Status *st, int rc) {
+                const int *idx, MPI_Status *st, int rc, bool some) {
   int lrc = MPI_SUCCESS;
   MPI_Comm comm = MPI_COMM_WORLD;
-  if (outcount != MPI_UNDEFINED)
-    for (int j = 0; j < outcount; ++j) {
-      int i = idx[j];
-      if (i < 0 || i >= n || !ops[i]) continue;
-      PendingOp *op = ops[i];
-      ops[i] = nullptr;
-      MPI_Comm c = op->comm;
-      int r = complete(op, &st[j], outcome(rc, &st[j]), reqs[i]);
-      if (r != MPI_SUCCESS && lrc == MPI_SUCCESS) {
-        lrc = r;
-        comm = c;
-      }
+  int done = outcount == MPI_UNDEFINED ? 0 : outcount;
+  Scratch<char> failed(done);
+  for (int j = 0; j < done; ++j) {
+    failed[j] = false;
+    int i = idx[j];
+    if (i < 0 || i >= n || !ops[i]) continue;
+    PendingOp *op = ops[i];
+    ops[i] = nullptr;
+    MPI_Comm c = op->comm;
+    int r = complete(op, &st[j], outcome(rc, &st[j]), reqs[i]);
+    failed[j] = r != MPI_SUCCESS;
+    if (r != MPI_SUCCESS && lrc == MPI_SUCCESS) {
+      lrc = r;
+      comm = c;
     }
+  }
   for (int i = 0; i < n; ++i)
     if (ops[i]) unclaim(ops[i]);
-  return merge(rc, lrc, comm);
+  return some ? merge_in_status(rc, lrc, comm, st, done, failed.p) : merge(rc, lrc, comm);
 }
 
 // Single request: Wait or Test (test != nullptr).
@@ -204,8 +224,8 @@ LOOM_MPI_EXPORT int MPI_Waitany(int n, MPI_Request reqs[], int *index,
     int k = *index;
     if (k != MPI_UNDEFINED && k >= 0 && k < n && ops[k] &&
         finished_despite(rc, ops[k], reqs[k]))
-      return finish_some(n, ops.p, reqs, 1, &k, st, rc);
-    return finish_some(n, ops.p, reqs, 0, nullptr, st, rc);
+      return finish_some(n, ops.p, reqs, 1, &k, st, rc, false);
+    return finish_some(n, ops.p, reqs, 0, nullptr, st, rc, false);
   });
 }
 
@@ -222,8 +242,8 @@ LOOM_MPI_EXPORT int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag
     int k = *index;
     if (*flag && k != MPI_UNDEFINED && k >= 0 && k < n && ops[k] &&
         finished_despite(rc, ops[k], reqs[k]))
-      return finish_some(n, ops.p, reqs, 1, &k, st, rc);
-    return finish_some(n, ops.p, reqs, 0, nullptr, st, rc);
+      return finish_some(n, ops.p, reqs, 1, &k, st, rc, false);
+    return finish_some(n, ops.p, reqs, 0, nullptr, st, rc, false);
   });
 }
 
@@ -238,7 +258,7 @@ LOOM_MPI_EXPORT int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount,
       return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
     Statuses st(n, statuses);
     int rc = PMPI_Waitsome(n, reqs, outcount, indices, st.p);
-    return finish_some(n, ops.p, reqs, *outcount, indices, st.p, rc);
+    return finish_some(n, ops.p, reqs, *outcount, indices, st.p, rc, true);
   });
 }
 
@@ -252,6 +272,6 @@ LOOM_MPI_EXPORT int MPI_Testsome(int n, MPI_Request reqs[], int *outcount,
       return PMPI_Testsome(n, reqs, outcount, indices, statuses);
     Statuses st(n, statuses);
     int rc = PMPI_Testsome(n, reqs, outcount, indices, st.p);
-    return finish_some(n, ops.p, reqs, *outcount, indices, st.p, rc);
+    return finish_some(n, ops.p, reqs, *outcount, indices, st.p, rc, true);
   });
 }

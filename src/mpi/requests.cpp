@@ -341,6 +341,7 @@ PendingOp *op_new(PendingOp::Kind kind, MPI_Comm comm) {
   op->ctx = nullptr;
   op->state = PendingOp::State::inactive;
   op->claimed = op->detached = false;
+  op->finished_rc = MPI_SUCCESS;
   op->next = nullptr;
   return op;
 }
@@ -407,7 +408,12 @@ void unclaim(PendingOp *op) {
 
 int complete(PendingOp *op, MPI_Status *st, int err, MPI_Request now) {
   int rc = MPI_SUCCESS;
-  if (op->state != PendingOp::State::finished) rc = run_unpacks(op, st, err);
+  if (op->state != PendingOp::State::finished) {
+    rc = run_unpacks(op, st, err);
+  } else {
+    rc = op->finished_rc;
+    if (op->partial) PMPI_Status_set_elements_x(st, MPI_BYTE, op->finished_bytes);
+  }
   if (op->on_complete) op->on_complete(*op, st);
   if (rc != MPI_SUCCESS) st->MPI_ERROR = rc;
   if (op->detached) {
@@ -435,11 +441,38 @@ int complete(PendingOp *op, MPI_Status *st, int err, MPI_Request now) {
 int complete_peek(PendingOp *op, MPI_Status *st, int err) {
   int rc = MPI_SUCCESS;
   if (op->state != PendingOp::State::finished) {
-    rc = run_unpacks(op, st, err);
+    rc = op->finished_rc = run_unpacks(op, st, err);
+    if (op->partial && PMPI_Get_elements_x(st, MPI_BYTE, &op->finished_bytes) != MPI_SUCCESS)
+      op->finished_bytes = 0;
     op->state = PendingOp::State::finished;
+  } else {
+    rc = op->finished_rc;
   }
   unclaim(op);
   return rc;
+}
+
+void peek_receives() {
+  if (!ops_live()) return;
+  std::vector<PendingOp *> mine;
+  {
+    std::lock_guard<std::mutex> g(g_mu);
+    if (!g_buckets) return;
+    for (PendingOp *head : *g_buckets)
+      for (PendingOp *op = head; op; op = op->next)
+        if (op->kind == PendingOp::kRecv && op->rdv_check && !op->claimed &&
+            op->state == PendingOp::State::active) {
+          op->claimed = true;
+          mine.push_back(op);
+        }
+  }
+  for (PendingOp *op : mine) {
+    int flag = 0;
+    MPI_Status st;
+    int rc = PMPI_Request_get_status(op->req, &flag, &st);
+    if (flag) complete_peek(op, &st, rc);
+    else unclaim(op);
+  }
 }
 
 int rearm(PendingOp *op) {

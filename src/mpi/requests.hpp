@@ -177,6 +177,11 @@ struct PendingOp {
   // completes it behind the program's back).
   bool claimed = false;
   bool detached = false;
+  // Loom's outcome of the data movement when it ran early (`finished`):
+  // the later Wait/Test reports it again, as the system reports an error
+  // it saw at MPI_Request_get_status.
+  int finished_rc = 0;
+  MPI_Count finished_bytes = 0;  // and the receive's byte count then
   PendingOp *next = nullptr;
 };
 
@@ -244,6 +249,10 @@ int complete(PendingOp *op, MPI_Status *st, int err, MPI_Request now);
 // be valid), unclaim, and keep the op registered for the later
 // Wait/Test/Request_free (which will not unpack again).
 int complete_peek(PendingOp *op, MPI_Status *st, int err);
+// Runs complete_peek on every receive that may hold an RDV and whose system
+// request is complete but not yet seen by a completion call: a probe must
+// not count RDVs already matched by a posted receive.
+void peek_receives();
 // MPI_Start: re-arms a claimed persistent op (packs for sends).
 int rearm(PendingOp *op);
 // MPI_Request_free of a claimed op: an inactive one is destroyed; an active

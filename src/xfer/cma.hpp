@@ -54,8 +54,8 @@ CmaStatus cma_available(pid_t pid, uintptr_t addr) noexcept;
 
 /// @name Receiver-side movers
 /// Each moves stream bytes [offset, offset + len) of a message laid out as
-/// `remote` in process `pid` into the local layout `local` (both streams of
-/// equal length).
+/// `remote` in process `pid` into the local layout `local` (both streams
+/// hold the range; they may differ in length beyond it).
 /// @{
 /// Batches of paired iovec lists (IovPair), one process_vm_readv per batch.
 CmaResult cma_single_copy(const Side &local, pid_t pid, const Side &remote, size_t offset,

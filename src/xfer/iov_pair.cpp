@@ -45,8 +45,10 @@ loom_status IovPair::open(const Side &local, const Side &remote, size_t offset, 
     }
     w.max = max[i];
   }
-  const size_t total = loom_cursor_total(walk_[kLocal].cur);
-  if (loom_cursor_total(walk_[kRemote].cur) != total) return close(), LOOM_ERR_ARG;
+  // Both streams must hold the range; they may differ beyond it (a
+  // message shorter than its receive, or truncated by it).
+  const size_t total = std::min(loom_cursor_total(walk_[kLocal].cur),
+                                loom_cursor_total(walk_[kRemote].cur));
   if (offset > total || len > total - offset) return close(), LOOM_ERR_RANGE;
   for (Walk &w : walk_) loom_cursor_seek(w.cur, offset);
   first_ = limits.remote < limits.local ? kRemote : kLocal;

@@ -44,8 +44,8 @@ class IovPair {
 
   /// Starts a walk over stream bytes [offset, offset + len) of both sides.
   /// LOOM_ERR_TYPE/COUNT/OVERFLOW as loom_cursor_create reports them,
-  /// LOOM_ERR_ARG when the sides' packed streams differ in length or a
-  /// limit is 0, LOOM_ERR_RANGE when the range leaves the stream,
+  /// LOOM_ERR_ARG when a limit is 0, LOOM_ERR_RANGE when the range leaves
+  /// either stream (they may differ in length beyond it),
   /// LOOM_ERR_NOMEM.  May be called again to start over.
   loom_status open(const Side &local, const Side &remote, size_t offset, size_t len,
                    IovLimits limits = IovLimits()) noexcept;

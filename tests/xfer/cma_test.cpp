@@ -142,9 +142,10 @@ TEST(Cma, Failures) {
   CmaResult r = loom::xfer::cma_single_copy(local, peer.pid(), there, 1, n);
   EXPECT_EQ(r.status, CmaStatus::invalid);
   EXPECT_EQ(r.loom, LOOM_ERR_RANGE);
-  r = loom::xfer::cma_per_block(local, peer.pid(), Side{remote.get(), peer.origin(), 2}, 0, n);
+  r = loom::xfer::cma_per_block(local, peer.pid(), Side{remote.get(), peer.origin(), 2}, 0,
+                                n + 1);
   EXPECT_EQ(r.status, CmaStatus::invalid);
-  EXPECT_EQ(r.loom, LOOM_ERR_ARG);
+  EXPECT_EQ(r.loom, LOOM_ERR_RANGE);
   // The peer exits: its pid names no process.
   const pid_t pid = peer.pid();
   peer.finish();

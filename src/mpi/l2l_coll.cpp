@@ -1,0 +1,181 @@
+// Loom-to-Loom collectives (docs/protocol.md, "Collectives"): one system
+// exchange in which a block between two Loom peers travels as an RDV and
+// every other block as packed bytes; then every rank pulls the blocks
+// announced to it straight into its receive layout, and waits until its
+// own announced blocks have been pulled.
+#include "l2l_coll.hpp"
+
+#include "comm_keys.hpp"
+#include "config.hpp"
+#include "errors.hpp"
+#include "l2l_internal.hpp"
+#include "progress.hpp"
+
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+
+namespace loom_mpi {
+namespace l2l {
+namespace {
+
+// One block as Loom moves it.
+struct Moving {
+  Side side;         // the run (type null) or the layout
+  size_t bytes = 0;  // 0: nothing to move
+  bool rdv = false;  // travels as an RDV
+  size_t off = 0;    // in this side's wire buffer
+  int64_t slot = -1; // send side: the announced slot
+};
+
+// Every rank of comm decides alike (coll_peer); false: the old path.
+// Settled once per communicator: segments made before MPI_Init never
+// appear later, and stay until MPI_Finalize.
+bool all_peers(MPI_Comm comm, int size, int me) {
+  const uint64_t key = comm_key(comm);
+  if (!enabled() || !key) return false;
+  static std::mutex mu;
+  static auto *known = new std::unordered_map<uint64_t, bool>;
+  {
+    std::lock_guard<std::mutex> g(mu);
+    auto it = known->find(key);
+    if (it != known->end()) return it->second;
+  }
+  bool all = true;
+  for (int r = 0; r < size && all; ++r)
+    if (r != me && !coll_peer(world_rank(comm, r))) all = false;
+  std::lock_guard<std::mutex> g(mu);
+  (*known)[key] = all;
+  return all;
+}
+
+// The Side of one block; false for what the system must judge.
+bool block_side(const CollBlock &b, bool recv, Side *s) {
+  *s = Side{};
+  if (b.peer == MPI_PROC_NULL || b.count == 0) return true;
+  if (b.count < 0) return false;
+  const void *buf = reinterpret_cast<const void *>(b.addr);
+  if (classify(buf, b.count, b.type, s, Use::staged) != MPI_SUCCESS) return false;
+  if (s->type) return true;
+  (void)recv;
+  return contiguous_run(buf, b.count, b.type, s);
+}
+
+// The rule both ends of a block apply to the same byte count.
+bool travels_as_rdv(const CollBlock &b, size_t bytes, int me) {
+  return b.peer != me && b.peer != MPI_PROC_NULL && bytes >= kRdvBytes &&
+         bytes >= (size_t)config().bytes(Id::l2l_min);
+}
+
+}  // namespace
+
+bool coll_possible(MPI_Comm comm) { return enabled() && comm_key(comm) != 0; }
+
+int exchange(MPI_Comm comm, int size, int me, const std::vector<CollBlock> &send,
+             const std::vector<CollBlock> &recv, const CollWire &wire) {
+  if (!all_peers(comm, size, me)) return kFallback;
+  const uint64_t key = comm_key(comm);
+  std::vector<Moving> S(send.size()), R(recv.size());
+  size_t sbytes = 0, rbytes = 0;
+  for (size_t i = 0; i < send.size(); ++i) {
+    if (!block_side(send[i], false, &S[i].side)) return kFallback;
+    S[i].bytes = S[i].side.bytes;
+    S[i].rdv = travels_as_rdv(send[i], S[i].bytes, me);
+    S[i].off = sbytes;
+    sbytes += S[i].rdv ? kRdvBytes : S[i].bytes;
+  }
+  for (size_t i = 0; i < recv.size(); ++i) {
+    if (!block_side(recv[i], true, &R[i].side)) return kFallback;
+    R[i].bytes = R[i].side.bytes;
+    R[i].rdv = travels_as_rdv(recv[i], R[i].bytes, me);
+    R[i].off = rbytes;
+    rbytes += R[i].rdv ? kRdvBytes : R[i].bytes;
+  }
+  // From here on the other ranks take this path too: no fallback, errors.
+  if (sbytes > (size_t)INT32_MAX || rbytes > (size_t)INT32_MAX)
+    return raise(comm, MPI_ERR_COUNT);
+  loom::xfer::Buffer sb = staging_pool().acquire(sbytes), rb = staging_pool().acquire(rbytes);
+  auto release = [&] {
+    staging_pool().release(sb);
+    staging_pool().release(rb);
+  };
+  if (!sb.data || !rb.data) return release(), raise(comm, MPI_ERR_NO_MEM);
+
+  // Announce (slots first: a receiver may pull as soon as it has the RDV),
+  // pack the rest.  A slot that cannot be had is waited for: the decision
+  // to send an RDV is already shared with the receiver.
+  for (size_t i = 0; i < send.size(); ++i) {
+    Moving &m = S[i];
+    if (!m.rdv) {
+      if (m.bytes && (m.side.type ? pack_side(m.side, sb.data + m.off)
+                                  : (std::memcpy(sb.data + m.off, m.side.base, m.bytes),
+                                     MPI_SUCCESS)) != MPI_SUCCESS) {
+        for (size_t j = 0; j < i; ++j)
+          if (S[j].slot >= 0) release_slot((uint32_t)S[j].slot);
+        return release(), raise(comm, MPI_ERR_INTERN);
+      }
+      continue;
+    }
+    Scheme scheme = Scheme::single_copy;
+    if (m.side.type) {
+      int64_t runs = loom_type_num_runs(m.side.type);
+      if (runs > 0 && loom_type_size(m.side.type) / runs < config().bytes(Id::l2l_run))
+        scheme = Scheme::pipelined;
+    }
+    Rdv rdv;
+    int w = world_rank(comm, send[i].peer);
+    while ((m.slot = post(m.side, scheme, w, -1, key, &rdv)) < 0) progress();
+    std::memcpy(sb.data + m.off, &rdv, kRdvBytes);
+  }
+  std::vector<int> sc(send.size()), rc(recv.size());
+  std::vector<MPI_Aint> sd(send.size()), rd(recv.size());
+  for (size_t i = 0; i < send.size(); ++i) {
+    sc[i] = (int)(S[i].rdv ? kRdvBytes : S[i].bytes);
+    sd[i] = (MPI_Aint)S[i].off;
+  }
+  for (size_t i = 0; i < recv.size(); ++i) {
+    rc[i] = (int)(R[i].rdv ? kRdvBytes : R[i].bytes);
+    rd[i] = (MPI_Aint)R[i].off;
+  }
+  int err = wire(sb.data, sc.data(), sd.data(), rb.data, rc.data(), rd.data());
+  if (err != MPI_SUCCESS) {
+    // Nobody got the RDVs (the exchange failed as a whole): withdraw.
+    for (const Moving &m : S)
+      if (m.slot >= 0) release_slot((uint32_t)m.slot);
+    release();
+    return err;
+  }
+  for (const Moving &m : S)
+    if (m.slot >= 0 && streaming((uint32_t)m.slot)) stream_pack((uint32_t)m.slot, false);
+  int lrc = MPI_SUCCESS;
+  for (size_t i = 0; i < recv.size(); ++i) {
+    const Moving &m = R[i];
+    if (!m.bytes) continue;
+    const char *got = rb.data + m.off;
+    if (!m.rdv) {
+      int u = m.side.type ? unpack_side(m.side, got, 0, m.bytes)
+                          : (std::memcpy(m.side.base, got, m.bytes), MPI_SUCCESS);
+      if (u != MPI_SUCCESS) lrc = u;
+      continue;
+    }
+    Rdv r;
+    std::memcpy(&r, got, sizeof r);
+    Header *h = nullptr;
+    Slot *s = slot_of(r, &h);
+    if (s && s->bytes != m.bytes) {
+      // Not the same signature at both ends (an erroneous program): free
+      // the sender, report it here.
+      uint32_t st = s->state.load(std::memory_order_acquire);
+      if (st != kStaging) s->state.compare_exchange_strong(st, kDone);
+      s = nullptr;
+    }
+    if (!s || pull(h, *s, m.side, m.bytes) != Moved::ok) lrc = MPI_ERR_TRUNCATE;
+  }
+  for (const Moving &m : S)
+    if (m.slot >= 0) wait_pulled((uint32_t)m.slot);
+  release();
+  return lrc == MPI_SUCCESS ? MPI_SUCCESS : raise(comm, lrc);
+}
+
+}  // namespace l2l
+}  // namespace loom_mpi

@@ -1,0 +1,38 @@
+// The protocol's building blocks shared by its point-to-point and
+// collective sides (l2l_send.cpp, l2l_recv.cpp, l2l_coll.cpp); not for the
+// rest of the drop-in, which uses l2l.hpp.
+#pragma once
+#include "l2l.hpp"
+#include "l2l_move.hpp"
+#include "scheme.hpp"
+
+namespace loom_mpi {
+namespace l2l {
+
+// Sender.  The local side of (buf, count, dt): Loom's Side of a
+// non-contiguous layout or the run of a contiguous one; false: neither.
+bool send_side(const void *buf, int count, MPI_Datatype dt, Side *s);
+// The Loom-to-Loom scheme for side s of type dt; false: not Loom-to-Loom.
+bool choose(MPI_Datatype dt, const Side &s, Scheme *out);
+// Claims and fills a slot for s to world rank w and publishes it; the RDV
+// to send in *rdv.  The slot index, or -1 (no slot, no layout).
+int64_t post(const Side &s, Scheme scheme, int w, int tag, uint64_t key, Rdv *rdv);
+// Whether slot i streams (pipelined) and is not packed yet; its packing
+// (after the RDV left).  `park`: the sender's call completes after the
+// pack and progress() releases the slot once pulled (point-to-point);
+// otherwise the caller waits with wait_pulled() (collectives).
+bool streaming(uint32_t i);
+void stream_pack(uint32_t i, bool park);
+// Waits until slot i's receiver has the data (serving a push if asked),
+// then frees the slot: collectives, whose receivers are in the same call.
+void wait_pulled(uint32_t i);
+// Frees slot i at once (its RDV never reached anyone).
+void release_slot(uint32_t i);
+
+// Receiver.  The sender's slot an RDV names when it is genuine.
+Slot *slot_of(const Rdv &r, Header **seg);
+// Moves the first `take` bytes of slot s's message into dst.
+Moved pull(Header *h, Slot &s, const Side &dst, size_t take);
+
+}  // namespace l2l
+}  // namespace loom_mpi
