@@ -91,6 +91,15 @@ bool posts_first(Recv r) {
   return (r >= R_WAIT && r <= R_GETSTATUS) || r == R_RECV_INIT || r == R_STARTALL;
 }
 
+// Whether the Loom-to-Loom protocol may be on (LOOM_L2L, default on).
+bool l2l_on() {
+  const char *v = std::getenv("LOOM_L2L");
+  if (!v) return true;
+  std::string s(v);
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return !(s == "0" || s == "no" || s == "off" || s == "false");
+}
+
 bool draw(uint64_t seed, Trial *t) {
   std::mt19937_64 rng(seed);
   auto uni = [&](int64_t a, int64_t b) { return std::uniform_int_distribution<int64_t>(a, b)(rng); };
@@ -125,6 +134,10 @@ bool draw(uint64_t seed, Trial *t) {
   // message ending inside an element: those peers get whole-type sends.
   if ((t->rm == R_PACKED || t->rm == R_PMPI) && t->nbytes >= 0) t->rm = R_RECV;
   if (t->rm == R_PMPI && t->sm != S_PMPI && !t->rt.packed_to_typed_ok) t->rm = R_RECV;
+  // A receive that bypasses Loom would get a Loom sender's rendezvous, not
+  // its data (docs/protocol.md: such programs need LOOM_L2L=0): Loom sends
+  // meet them only with the protocol off.
+  if ((t->rm == R_PMPI || t->rm == R_PACKED) && t->sm < S_PMPI && l2l_on()) t->rm = R_RECV;
   if (t->ex != X_NONE) {  // both sides call Sendrecv(_replace)
     t->sm = S_SEND;
     t->rm = R_RECV;
