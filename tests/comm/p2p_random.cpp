@@ -54,10 +54,7 @@ constexpr int kRefTag = 7, kReadyTag = 5;
 MPI_Comm g_data, g_ctl;  // data messages; handshakes (never wildcarded)
 int g_rank, g_size;
 bool g_trace = false;
-// A Loom process that receives with PMPI_ directly what a Loom sender sent
-// needs LOOM_L2L=0 (docs/protocol.md): the sender may have sent an RDV.
-// With the protocol on, PMPI_ receives only take the system's own sends.
-bool g_l2l = true;
+
 long g_trials = 0, g_sys_checked = 0, g_ref_checked = 0, g_truncated = 0,
      g_partial = 0, g_peer = 0;
 
@@ -96,6 +93,15 @@ bool posts_first(Recv r) {
   return (r >= R_WAIT && r <= R_GETSTATUS) || r == R_RECV_INIT || r == R_STARTALL;
 }
 
+// Whether the Loom-to-Loom protocol may be on (LOOM_L2L, default on).
+bool l2l_on() {
+  const char *v = std::getenv("LOOM_L2L");
+  if (!v) return true;
+  std::string s(v);
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return !(s == "0" || s == "no" || s == "off" || s == "false");
+}
+
 bool draw(uint64_t seed, Trial *t) {
   std::mt19937_64 rng(seed);
   auto uni = [&](int64_t a, int64_t b) { return std::uniform_int_distribution<int64_t>(a, b)(rng); };
@@ -130,7 +136,10 @@ bool draw(uint64_t seed, Trial *t) {
   // message ending inside an element: those peers get whole-type sends.
   if ((t->rm == R_PACKED || t->rm == R_PMPI) && t->nbytes >= 0) t->rm = R_RECV;
   if (t->rm == R_PMPI && t->sm != S_PMPI && !t->rt.packed_to_typed_ok) t->rm = R_RECV;
-  if ((t->rm == R_PMPI || t->rm == R_PACKED) && t->sm != S_PMPI && g_l2l) t->rm = R_RECV;
+  // A receive that bypasses Loom would get a Loom sender's rendezvous, not
+  // its data (docs/protocol.md: such programs need LOOM_L2L=0): Loom sends
+  // meet them only with the protocol off.
+  if ((t->rm == R_PMPI || t->rm == R_PACKED) && t->sm < S_PMPI && l2l_on()) t->rm = R_RECV;
   if (t->ex != X_NONE) {  // both sides call Sendrecv(_replace)
     t->sm = S_SEND;
     t->rm = R_RECV;
@@ -533,8 +542,7 @@ int main(int argc, char **argv) {
   long trials = argc > 1 ? std::atol(argv[1]) : 500;
   uint64_t first = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
   g_trace = std::getenv("LOOM_TEST_TRACE") != nullptr;
-  const char *l2l = std::getenv("LOOM_L2L");
-  g_l2l = !l2l || std::strcmp(l2l, "0") != 0;
+
   if (!dropin_active()) failf("the drop-in is not in front of the system MPI");
   MPI_Comm_dup(MPI_COMM_WORLD, &g_data);
   MPI_Comm_dup(MPI_COMM_WORLD, &g_ctl);

@@ -1,0 +1,41 @@
+# Extra runs of existing point-to-point and collective tests with the
+# Loom-to-Loom protocol (docs/protocol.md) forced on for every size or
+# turned off, labelled `l2l` (and `l2l_<variant>`) so they can be picked
+# out: `ctest -L l2l`.  The default runs already use the protocol's own
+# thresholds; these make its rarely reached paths (tiny messages, single
+# copy and pipelined pulls) the common case.  Variants:
+#   single     LOOM_L2L_MIN=0, LOOM_SCHEME=single_copy
+#   pipelined  LOOM_L2L_MIN=0, LOOM_SCHEME=pipelined
+#   off        LOOM_L2L=0 (the staged/system paths only)
+# LOOM_PROFILE=none keeps a user's profile from overriding the rules.
+# The forced-on variants fail today (wrong data, MPI_ERR_OTHER, hangs: see
+# the h-tests report); until the protocol is fixed they also carry the
+# label l2l_known_bug, which `make test` leaves out.  Drop it from
+# LOOM_L2L_KNOWN_BUG_VARIANTS once `ctest -L l2l_known_bug` passes.
+set(LOOM_L2L_KNOWN_BUG_VARIANTS single pipelined)
+set(LOOM_L2L_VARIANT_single
+    "LOOM_L2L=1;LOOM_L2L_MIN=0;LOOM_SCHEME=single_copy;LOOM_PROFILE=none")
+set(LOOM_L2L_VARIANT_pipelined
+    "LOOM_L2L=1;LOOM_L2L_MIN=0;LOOM_SCHEME=pipelined;LOOM_PROFILE=none")
+set(LOOM_L2L_VARIANT_off "LOOM_L2L=0;LOOM_PROFILE=none")
+
+# loom_l2l_variant(<base test name> <variant> LABELS <labels...>
+#                  ENV <environment...> TIMEOUT <s> COMMAND <command...>)
+# adds test <base>_l2l_<variant>: the command under the base environment
+# plus the variant's settings (mpiexec passes the environment to the ranks).
+function(loom_l2l_variant base variant)
+  cmake_parse_arguments(V "" "TIMEOUT" "LABELS;ENV;COMMAND" ${ARGN})
+  if(NOT DEFINED LOOM_L2L_VARIANT_${variant})
+    message(FATAL_ERROR "unknown Loom-to-Loom test variant ${variant}")
+  endif()
+  set(name ${base}_l2l_${variant})
+  set(labels ${V_LABELS} l2l l2l_${variant})
+  if(variant IN_LIST LOOM_L2L_KNOWN_BUG_VARIANTS)
+    list(APPEND labels l2l_known_bug)
+  endif()
+  add_test(NAME ${name} COMMAND ${V_COMMAND})
+  set_tests_properties(${name} PROPERTIES
+    LABELS "${labels}"
+    ENVIRONMENT "${V_ENV};${LOOM_L2L_VARIANT_${variant}}"
+    TIMEOUT ${V_TIMEOUT})
+endfunction()
