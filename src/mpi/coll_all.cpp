@@ -2,6 +2,7 @@
 // MPI_Alltoall(v,w) and their nonblocking forms (see coll_call.hpp for the
 // steps every collective takes).
 #include "coll_call.hpp"
+#include "l2l_segment.hpp"
 #include "progress.hpp"
 
 using namespace loom_mpi;
@@ -51,8 +52,8 @@ int allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int 
                          R.type(rtype)));
 }
 
-// The blocking all-to-alls between Loom processes (l2l_coll.hpp), over one
-// system Alltoallw of bytes; kFallback when they do not apply.
+// The blocking all-to-alls between Loom processes (l2l_coll.hpp), over the
+// same system collective in bytes; kFallback when they do not apply.
 int alltoall_l2l(Variant var, const void *sbuf, int scount, const int *scounts,
                  const int *sdispls, MPI_Datatype stype, const MPI_Datatype *stypes,
                  void *rbuf, int rcount, const int *rcounts, const int *rdispls,
@@ -72,13 +73,22 @@ int alltoall_l2l(Variant var, const void *sbuf, int scount, const int *scounts,
     return kFallback;
   std::vector<MPI_Datatype> bytes((size_t)in.size, MPI_BYTE);
   std::vector<int> sd((size_t)in.size), rd((size_t)in.size);
-  return l2l::exchange(comm, in.size, in.rank, sb, rb,
+  const l2l::CollShape shape = var == Variant::uniform ? l2l::CollShape::uniform
+                               : var == Variant::v     ? l2l::CollShape::v
+                                                       : l2l::CollShape::w;
+  return l2l::exchange(comm, in.size, in.rank, shape, sb, rb,
                        [&](char *s, const int *sc, const MPI_Aint *sa, char *r,
                            const int *rc, const MPI_Aint *ra) {
+                         if (shape == l2l::CollShape::uniform)
+                           return PMPI_Alltoall(s, (int)l2l::kRdvBytes, MPI_BYTE, r,
+                                                (int)l2l::kRdvBytes, MPI_BYTE, comm);
                          for (int i = 0; i < in.size; ++i) {
                            sd[(size_t)i] = (int)sa[i];
                            rd[(size_t)i] = (int)ra[i];
                          }
+                         if (shape == l2l::CollShape::v)
+                           return PMPI_Alltoallv(s, sc, sd.data(), MPI_BYTE, r, rc, rd.data(),
+                                                 MPI_BYTE, comm);
                          return PMPI_Alltoallw(s, sc, sd.data(), bytes.data(), r, rc,
                                                rd.data(), bytes.data(), comm);
                        });

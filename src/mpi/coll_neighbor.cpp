@@ -6,6 +6,7 @@
 // standard leaves those receive blocks untouched.
 #include "coll_call.hpp"
 #include "coll_topo.hpp"
+#include "l2l_segment.hpp"
 #include "progress.hpp"
 
 using namespace loom_mpi;
@@ -83,7 +84,7 @@ int neighbor_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *r
 }
 
 // The blocking neighbourhood all-to-alls between Loom processes
-// (l2l_coll.hpp), over one system Neighbor_alltoallw of bytes; kFallback
+// (l2l_coll.hpp), over the same system collective in bytes; kFallback
 // when they do not apply.
 int neighbor_l2l(Variant var, const void *sbuf, int scount, const int *scounts,
                  const int *sdispls, const MPI_Aint *sadispls, MPI_Datatype stype,
@@ -110,9 +111,22 @@ int neighbor_l2l(Variant var, const void *sbuf, int scount, const int *scounts,
     return kFallback;
   std::vector<MPI_Datatype> sbytes((size_t)outdeg + 1, MPI_BYTE),
       rbytes((size_t)indeg + 1, MPI_BYTE);
-  return l2l::exchange(comm, in.size, in.rank, sb, rb,
+  std::vector<int> sd((size_t)outdeg + 1), rd((size_t)indeg + 1);
+  const l2l::CollShape shape = !v ? l2l::CollShape::uniform
+                               : !w ? l2l::CollShape::v
+                                    : l2l::CollShape::w;
+  return l2l::exchange(comm, in.size, in.rank, shape, sb, rb,
                        [&](char *s, const int *sc, const MPI_Aint *sa, char *r,
                            const int *rc, const MPI_Aint *ra) {
+                         if (shape == l2l::CollShape::uniform)
+                           return PMPI_Neighbor_alltoall(s, (int)l2l::kRdvBytes, MPI_BYTE, r,
+                                                         (int)l2l::kRdvBytes, MPI_BYTE, comm);
+                         if (shape == l2l::CollShape::v) {
+                           for (int i = 0; i < outdeg; ++i) sd[(size_t)i] = (int)sa[i];
+                           for (int i = 0; i < indeg; ++i) rd[(size_t)i] = (int)ra[i];
+                           return PMPI_Neighbor_alltoallv(s, sc, sd.data(), MPI_BYTE, r, rc,
+                                                          rd.data(), MPI_BYTE, comm);
+                         }
 #if LOOM_NEIGHBOR_W_DEGREE_FIX
                          if (indeg != outdeg)
                            return neighbor_alltoallw_c(s, sc, sa, sbytes.data(), r, rc, ra,

@@ -43,8 +43,9 @@ enum class Arrival { data, rdv };
 Arrival on_arrival(const char *got, MPI_Status *st, const Side &dst, int *rc);
 
 // A probe's status: when it describes an RDV, the byte count becomes the
-// message's.
-void fix_probe(MPI_Comm comm, MPI_Status *st);
+// message's.  `matched`: an Mprobe/Improbe took the message (later probes
+// skip its slot).
+void fix_probe(MPI_Comm comm, MPI_Status *st, bool matched);
 
 // Sender side of progress(): releases packed copies of pulled messages and
 // serves pushes.  Cheap when nothing is parked.

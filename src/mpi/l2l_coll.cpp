@@ -24,6 +24,7 @@ struct Moving {
   Side side;         // the run (type null) or the layout
   size_t bytes = 0;  // 0: nothing to move
   bool rdv = false;  // travels as an RDV
+  bool self = false; // to or from this rank: copied, not sent
   size_t off = 0;    // in this side's wire buffer
   int64_t slot = -1; // send side: the announced slot
 };
@@ -62,35 +63,52 @@ bool block_side(const CollBlock &b, bool recv, Side *s) {
 }
 
 // The rule both ends of a block apply to the same byte count.
-bool travels_as_rdv(const CollBlock &b, size_t bytes, int me) {
-  return b.peer != me && b.peer != MPI_PROC_NULL && bytes >= kRdvBytes &&
-         bytes >= (size_t)config().bytes(Id::l2l_min);
+bool big(size_t bytes) {
+  return bytes >= kRdvBytes && bytes >= (size_t)config().bytes(Id::l2l_min);
 }
 
 }  // namespace
 
 bool coll_possible(MPI_Comm comm) { return enabled() && comm_key(comm) != 0; }
 
-int exchange(MPI_Comm comm, int size, int me, const std::vector<CollBlock> &send,
-             const std::vector<CollBlock> &recv, const CollWire &wire) {
+int exchange(MPI_Comm comm, int size, int me, CollShape shape,
+             const std::vector<CollBlock> &send, const std::vector<CollBlock> &recv,
+             const CollWire &wire) {
   if (!all_peers(comm, size, me)) return kFallback;
   const uint64_t key = comm_key(comm);
   std::vector<Moving> S(send.size()), R(recv.size());
-  size_t sbytes = 0, rbytes = 0;
+  bool any = false;
   for (size_t i = 0; i < send.size(); ++i) {
     if (!block_side(send[i], false, &S[i].side)) return kFallback;
     S[i].bytes = S[i].side.bytes;
-    S[i].rdv = travels_as_rdv(send[i], S[i].bytes, me);
-    S[i].off = sbytes;
-    sbytes += S[i].rdv ? kRdvBytes : S[i].bytes;
+    S[i].self = send[i].peer == me;
+    S[i].rdv = !S[i].self && send[i].peer != MPI_PROC_NULL && big(S[i].bytes);
+    any |= S[i].rdv;
   }
   for (size_t i = 0; i < recv.size(); ++i) {
     if (!block_side(recv[i], true, &R[i].side)) return kFallback;
     R[i].bytes = R[i].side.bytes;
-    R[i].rdv = travels_as_rdv(recv[i], R[i].bytes, me);
-    R[i].off = rbytes;
-    rbytes += R[i].rdv ? kRdvBytes : R[i].bytes;
+    R[i].self = recv[i].peer == me;
+    R[i].rdv = !R[i].self && recv[i].peer != MPI_PROC_NULL && big(R[i].bytes);
+    any |= R[i].rdv;
   }
+  if (shape == CollShape::uniform) {
+    // One block size for all: every block is an RDV, or none is.
+    for (const Moving &m : S)
+      if (!m.self && !m.rdv && m.bytes) return kFallback;
+    for (const Moving &m : R)
+      if (!m.self && !m.rdv && m.bytes) return kFallback;
+  }
+  if (!any) return kFallback;
+  // On the wire: RDVs, packed blocks, and for a block to itself nothing
+  // (a dummy RDV-sized block in the uniform shape).
+  auto wire_len = [&](const Moving &m) -> size_t {
+    if (m.self) return shape == CollShape::uniform ? kRdvBytes : 0;
+    return m.rdv ? kRdvBytes : m.bytes;
+  };
+  size_t sbytes = 0, rbytes = 0;
+  for (Moving &m : S) m.off = sbytes, sbytes += wire_len(m);
+  for (Moving &m : R) m.off = rbytes, rbytes += wire_len(m);
   // From here on the other ranks take this path too: no fallback, errors.
   if (sbytes > (size_t)INT32_MAX || rbytes > (size_t)INT32_MAX)
     return raise(comm, MPI_ERR_COUNT);
@@ -100,20 +118,19 @@ int exchange(MPI_Comm comm, int size, int me, const std::vector<CollBlock> &send
     staging_pool().release(rb);
   };
   if (!sb.data || !rb.data) return release(), raise(comm, MPI_ERR_NO_MEM);
+  std::memset(sb.data, 0, sbytes);
 
   // Announce (slots first: a receiver may pull as soon as it has the RDV),
   // pack the rest.  A slot that cannot be had is waited for: the decision
   // to send an RDV is already shared with the receiver.
+  int lrc = MPI_SUCCESS;
   for (size_t i = 0; i < send.size(); ++i) {
     Moving &m = S[i];
+    if (m.self || !m.bytes) continue;
     if (!m.rdv) {
-      if (m.bytes && (m.side.type ? pack_side(m.side, sb.data + m.off)
-                                  : (std::memcpy(sb.data + m.off, m.side.base, m.bytes),
-                                     MPI_SUCCESS)) != MPI_SUCCESS) {
-        for (size_t j = 0; j < i; ++j)
-          if (S[j].slot >= 0) release_slot((uint32_t)S[j].slot);
-        return release(), raise(comm, MPI_ERR_INTERN);
-      }
+      int u = m.side.type ? pack_side(m.side, sb.data + m.off)
+                          : (std::memcpy(sb.data + m.off, m.side.base, m.bytes), MPI_SUCCESS);
+      if (u != MPI_SUCCESS) lrc = u;
       continue;
     }
     Scheme scheme = Scheme::single_copy;
@@ -130,11 +147,11 @@ int exchange(MPI_Comm comm, int size, int me, const std::vector<CollBlock> &send
   std::vector<int> sc(send.size()), rc(recv.size());
   std::vector<MPI_Aint> sd(send.size()), rd(recv.size());
   for (size_t i = 0; i < send.size(); ++i) {
-    sc[i] = (int)(S[i].rdv ? kRdvBytes : S[i].bytes);
+    sc[i] = (int)wire_len(S[i]);
     sd[i] = (MPI_Aint)S[i].off;
   }
   for (size_t i = 0; i < recv.size(); ++i) {
-    rc[i] = (int)(R[i].rdv ? kRdvBytes : R[i].bytes);
+    rc[i] = (int)wire_len(R[i]);
     rd[i] = (MPI_Aint)R[i].off;
   }
   int err = wire(sb.data, sc.data(), sd.data(), rb.data, rc.data(), rd.data());
@@ -147,10 +164,28 @@ int exchange(MPI_Comm comm, int size, int me, const std::vector<CollBlock> &send
   }
   for (const Moving &m : S)
     if (m.slot >= 0 && streaming((uint32_t)m.slot)) stream_pack((uint32_t)m.slot, false);
-  int lrc = MPI_SUCCESS;
+  // Blocks to itself: copied through a packed bounce (send and receive
+  // layouts may differ), in order.
+  size_t next_self = 0;
   for (size_t i = 0; i < recv.size(); ++i) {
-    const Moving &m = R[i];
+    Moving &m = R[i];
     if (!m.bytes) continue;
+    if (m.self) {
+      while (next_self < S.size() && !S[next_self].self) ++next_self;
+      if (next_self == S.size()) continue;
+      const Moving &src = S[next_self++];
+      loom::xfer::Buffer b = staging_pool().acquire(src.bytes);
+      size_t n = std::min(src.bytes, m.bytes);
+      int u = !b.data ? MPI_ERR_NO_MEM
+              : src.side.type ? pack_side(src.side, b.data)
+                              : (std::memcpy(b.data, src.side.base, src.bytes), MPI_SUCCESS);
+      if (u == MPI_SUCCESS && n)
+        u = m.side.type ? unpack_side(m.side, b.data, 0, n)
+                        : (std::memcpy(m.side.base, b.data, n), MPI_SUCCESS);
+      if (u != MPI_SUCCESS) lrc = u;
+      staging_pool().release(b);
+      continue;
+    }
     const char *got = rb.data + m.off;
     if (!m.rdv) {
       int u = m.side.type ? unpack_side(m.side, got, 0, m.bytes)

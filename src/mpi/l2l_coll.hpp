@@ -21,9 +21,15 @@ struct CollBlock {
   MPI_Datatype type;
 };
 
+// The shape of the call: every rank of the communicator must call the same
+// system collective, so the exchange uses the program's own function over
+// bytes (uniform: Alltoall/Neighbor_alltoall of one RDV per block; v, w:
+// the v or w form with byte counts and displacements).
+enum class CollShape { uniform, v, w };
+
 // The system's exchange of the wire buffers: per block a byte count and a
-// byte displacement, every block MPI_BYTE (an Alltoallw or a
-// Neighbor_alltoallw).  Returns its MPI outcome.
+// byte displacement (uniform: kRdvBytes each, back to back).  Returns its
+// MPI outcome.
 using CollWire = std::function<int(char *sbuf, const int *scounts, const MPI_Aint *sdispls,
                                    char *rbuf, const int *rcounts, const MPI_Aint *rdispls)>;
 
@@ -31,14 +37,19 @@ using CollWire = std::function<int(char *sbuf, const int *scounts, const MPI_Ain
 // takes part and the communicator has a key).
 bool coll_possible(MPI_Comm comm);
 
-// Runs the collective: a block between this rank and another of at least
-// LOOM_L2L_MIN bytes is announced by an RDV and pulled by its receiver;
-// other blocks travel packed.  Every rank decides alike from the byte
-// count (both ends of a block see the same) and from whether every rank
-// of comm is a Loom peer.  kFallback (nothing happened) when not, or when
-// the system must judge an argument; else the MPI outcome.
-int exchange(MPI_Comm comm, int size, int me, const std::vector<CollBlock> &send,
-             const std::vector<CollBlock> &recv, const CollWire &wire);
+// Runs the collective Loom-to-Loom when every rank of comm is a Loom peer
+// (a fact all ranks see alike) and, for the uniform shape, the blocks hold
+// at least LOOM_L2L_MIN bytes (all ranks see the same block size), for the
+// v and w shapes when one of this rank's blocks does (its peers then see
+// the same block, and a rank with none calls the same v/w function over
+// the staged or its own arguments, which matches byte for byte).  A block
+// between two ranks of at least LOOM_L2L_MIN bytes is announced by an RDV
+// and pulled by its receiver; smaller ones travel packed; a block to
+// itself is copied.  kFallback (nothing happened) when it does not apply;
+// else the MPI outcome.
+int exchange(MPI_Comm comm, int size, int me, CollShape shape,
+             const std::vector<CollBlock> &send, const std::vector<CollBlock> &recv,
+             const CollWire &wire);
 
 }  // namespace l2l
 }  // namespace loom_mpi

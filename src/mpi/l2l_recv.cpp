@@ -142,7 +142,7 @@ Arrival on_arrival(const char *got, MPI_Status *st, const Side &dst, int *rc) {
   return Arrival::rdv;
 }
 
-void fix_probe(MPI_Comm comm, MPI_Status *st) {
+void fix_probe(MPI_Comm comm, MPI_Status *st, bool matched) {
   if (!enabled() || !st || st->MPI_SOURCE < 0) return;
   MPI_Count n = 0;
   if (PMPI_Get_elements_x(st, MPI_BYTE, &n) != MPI_SUCCESS || n != (MPI_Count)kRdvBytes)
@@ -154,16 +154,18 @@ void fix_probe(MPI_Comm comm, MPI_Status *st) {
   // slot left is then the probed message's.
   peek_receives();
   // Invariant R: the probed message is an RDV; the earliest one no
-  // receive has taken yet is the one the system matched first.
-  const Slot *best = nullptr;
-  for (const Slot &s : h->slots) {
+  // receive or matched probe has taken yet is the one the system matched.
+  Slot *best = nullptr;
+  for (Slot &s : h->slots) {
     uint32_t state = s.state.load(std::memory_order_acquire);
     if ((state == kPosted || state == kStaging || state == kStaged || state == kStreaming) &&
-        s.recv_world == my_world() && s.comm_key == key && s.tag == st->MPI_TAG &&
-        (!best || s.seq < best->seq))
+        !s.probed.load(std::memory_order_acquire) && s.recv_world == my_world() &&
+        s.comm_key == key && s.tag == st->MPI_TAG && (!best || s.seq < best->seq))
       best = &s;
   }
-  if (best) PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)best->bytes);
+  if (!best) return;
+  PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)best->bytes);
+  if (matched) best->probed.store(1, std::memory_order_release);
 }
 
 }  // namespace l2l

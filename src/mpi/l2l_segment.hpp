@@ -53,6 +53,9 @@ struct Slot {
   uint64_t push_addr;    // kRefused: where the receiver wants the stream
   uint64_t push_len;
   std::atomic<uint64_t> packed_upto;  // kStreaming: bytes packed so far
+  // Written by the receiver only: an MPI_Mprobe/Improbe matched this RDV
+  // (later probes must not count it); the sender clears it at post.
+  std::atomic<uint32_t> probed;
 };
 
 struct Header {

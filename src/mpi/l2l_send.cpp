@@ -235,6 +235,7 @@ int64_t post(const Side &s, Scheme scheme, int w, int tag, uint64_t key, Rdv *rd
   sl.layout_id = lay ? lay->id : 0;
   sl.packed_addr = sl.push_addr = sl.push_len = 0;
   sl.packed_upto.store(0, std::memory_order_relaxed);
+  sl.probed.store(0, std::memory_order_relaxed);
   sl.per_block = scheme == Scheme::per_block;
   bool stream = scheme == Scheme::pipelined && (r.packed = staging_pool().acquire(s.bytes)).data;
   if (stream) sl.packed_addr = reinterpret_cast<uint64_t>(r.packed.data);
