@@ -3,8 +3,9 @@
 # repeat, quick): every run verified, one merged schema-1 document whose
 # rows carry every forced scheme as a measured contender beside Loom, MPI,
 # hand and bound, and scripts/plot_sgrs.py drawing the p2p document (the
-# plot part is skipped without a python3 with matplotlib).
-#   schemes_test.sh LOOM_EXE PLOT_SGRS_SCRIPT
+# plot part is skipped without a python3 with matplotlib), and
+# scripts/bench_targets.py reading both.
+#   schemes_test.sh LOOM_EXE PLOT_SGRS_SCRIPT (bench_targets.py beside it)
 set -u
 loom=$1 script=$2
 tmp=$(mktemp -d)
@@ -44,6 +45,15 @@ check_json "$tmp/sgrs.json" staged single_copy per_block pipelined
   fail "bench coll --schemes exited $?"
 cat "$tmp/out"
 check_json "$tmp/coll.json" staged system
+
+# The issue's targets from both documents (scripts/bench_targets.py).
+targets=$(dirname "$script")/bench_targets.py
+python3 "$targets" "$tmp/sgrs.json" "$tmp/coll.json" >"$tmp/targets" || fail "bench_targets.py exited $?"
+cat "$tmp/targets"
+grep -q "vectors >= 512 B blocks" "$tmp/targets" || fail "bench_targets.py: no vector line"
+grep -q "3D halo: geomean" "$tmp/targets" || fail "bench_targets.py: no halo line"
+python3 "$targets" "$tmp/missing.json" 2>/dev/null
+[ $? -eq 2 ] || fail "bench_targets.py: a missing file is not refused with exit code 2"
 
 if python=$(sh "$(dirname "$script")/python-with.sh" matplotlib); then
   "$python" "$script" "$tmp/sgrs.json" >/dev/null || fail "plot_sgrs.py exited $?"
