@@ -5,7 +5,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <climits>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 
@@ -22,7 +24,7 @@ const std::string &self_exe() {
   return path;
 }
 
-int run_logged(const std::vector<std::string> &argv, const std::string &log) {
+int run_logged(const std::vector<std::string> &argv, const std::string &log, double limit_s) {
   std::vector<char *> args;
   for (const std::string &a : argv) args.push_back(const_cast<char *>(a.c_str()));
   args.push_back(nullptr);
@@ -35,7 +37,29 @@ int run_logged(const std::vector<std::string> &argv, const std::string &log) {
   posix_spawn_file_actions_destroy(&fa);
   if (err != 0) return -1;
   int status = 0;
-  if (waitpid(pid, &status, 0) < 0) return -1;
+  if (limit_s <= 0) {
+    if (waitpid(pid, &status, 0) < 0) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+  // Polled: a launcher that hangs (a deadlocked rank) is ended, the
+  // launcher passing the signal on to its ranks.
+  const auto start = std::chrono::steady_clock::now();
+  bool termed = false, killed = false;
+  for (;;) {
+    pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w < 0) return -1;
+    if (w == pid) break;
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!termed && s > limit_s) {
+      kill(pid, SIGTERM);
+      termed = true;
+    } else if (termed && !killed && s > limit_s + 5) {
+      kill(pid, SIGKILL);
+      killed = true;
+    }
+    usleep(100000);
+  }
+  if (termed) return 124;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 

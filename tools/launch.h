@@ -15,8 +15,11 @@ namespace loom_cli {
 const std::string &self_exe();
 
 // Runs @p argv with stdout and stderr appended to @p log; the exit status
-// (-1: could not start, 128+N: killed by signal N).
-int run_logged(const std::vector<std::string> &argv, const std::string &log);
+// (-1: could not start, 128+N: killed by signal N).  With @p limit_s > 0
+// the command gets SIGTERM after that many seconds (then SIGKILL 5 s
+// later): exit status 124.
+int run_logged(const std::vector<std::string> &argv, const std::string &log,
+               double limit_s = 0);
 
 // The last @p n lines of file @p path, each indented by four spaces.
 std::string tail_of(const std::string &path, size_t n);

@@ -246,6 +246,10 @@ void add_scheme_options(CLI::App *cmd, SchemeOptions &o, const std::string &suit
       ->check(CLI::PositiveNumber);
   cmd->add_option("--mpiexec", o.args.mpiexec,
                   "with --schemes: the launcher (default: this build's MPI's)");
+  cmd->add_option("--run-timeout", o.args.run_limit_s,
+                  "with --schemes: end a run after this many seconds (a hang) and merge "
+                  "the others without it (default: no limit)")
+      ->check(CLI::PositiveNumber);
 }
 
 }  // namespace

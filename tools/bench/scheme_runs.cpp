@@ -125,7 +125,7 @@ int run_comm_schemes(const std::string &suite, const CommBenchArgs &a, const Sch
              suite, order.size() * (size_t)s.repeats, s.repeats, order.size(),
              fmt::format("{}", fmt::join(schemes, ",")), log);
   std::vector<json> runs;
-  std::vector<std::string> forced;
+  std::vector<std::string> forced, failed;
   int status = 0;
   for (int rep = 0; rep < s.repeats; ++rep) {
     for (const std::string &scheme : order) {
@@ -137,14 +137,21 @@ int run_comm_schemes(const std::string &suite, const CommBenchArgs &a, const Sch
         l << "\n$ " << loom_cli::join_command(argv) << "\n";
       }
       std::remove(out.c_str());
-      const int rc = loom_cli::run_logged(argv, log);
+      const int rc = loom_cli::run_logged(argv, log, s.run_limit_s);
       json doc;
       std::string why;
       if (!read_bench_file(out, doc, why)) {
-        fmt::print(stderr, "loom bench {}: LOOM_SCHEME={} failed (exit status {}, {}); the end of {}:\n{}",
-                   suite, scheme, rc, why, log, loom_cli::tail_of(log, 15));
-        std::remove(out.c_str());
-        return 1;
+        // A run that hangs or crashes costs its scheme these samples, not
+        // the other runs' results.
+        fmt::print(stderr, "loom bench {}: LOOM_SCHEME={} failed ({}; {}); left out; the end of {}:\n{}",
+                   suite, scheme, rc == 124 ? fmt::format("ended after {} s", s.run_limit_s)
+                                            : fmt::format("exit status {}", rc),
+                   why, log, loom_cli::tail_of(log, 8));
+        failed.push_back(fmt::format("LOOM_SCHEME={} repeat {}: {}", scheme, rep + 1,
+                                     rc == 124 ? "ended at the run time limit"
+                                               : fmt::format("exit status {}", rc)));
+        status = 1;
+        continue;
       }
       std::remove(out.c_str());
       if (rc != 0) status = 1;
@@ -156,6 +163,10 @@ int run_comm_schemes(const std::string &suite, const CommBenchArgs &a, const Sch
     std::rotate(order.begin(), order.begin() + 1, order.end());
   }
   json doc = merge_scheme_runs(runs, forced, schemes);
+  if (doc.is_null()) {
+    fmt::print(stderr, "loom bench {}: no run as selected (LOOM_SCHEME=auto) succeeded\n", suite);
+    return 1;
+  }
   RunInfo info = run;
   info.load_end = read_load_average();
   json r = run_json(info);
@@ -164,7 +175,8 @@ int run_comm_schemes(const std::string &suite, const CommBenchArgs &a, const Sch
                   {"repeats", s.repeats},
                   {"how", "one mpiexec per scheme and repeat, order rotated per repeat; Loom: "
                           "LOOM_SCHEME=auto; each scheme: the Loom contender of its runs; MPI, "
-                          "hand, bound: pooled over all runs"}};
+                          "hand, bound: pooled over all runs"},
+                  {"failed", failed}};
   doc["run"] = r;
   doc["summary"] = scheme_summary(doc);
   print_scheme_tables(stdout, doc);

@@ -25,6 +25,7 @@ struct SchemeRunArgs {
   std::vector<std::string> schemes;  // forced beside the selection; empty = the suite's
   int repeats = 2;                   // runs of every scheme
   std::string mpiexec;               // "" = this build's launcher
+  double run_limit_s = 0;            // a run taking longer is ended; 0 = none
 };
 
 // The schemes a suite measures by default: p2p the Loom-to-Loom ones and

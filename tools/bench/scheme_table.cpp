@@ -106,6 +106,8 @@ void print_scheme_tables(std::FILE *f, const json &doc) {
              fmt::format("{}", fmt::join(run["schemes"]["forced"].get<std::vector<std::string>>(), ",")));
   fmt::print(f, "load average {} at the start, {} at the end ({} cores); {}\n", ls.dump(), le.dump(),
              run["machine"]["cores"].dump(), run.value("binding", std::string()));
+  for (const json &x : run["schemes"].value("failed", json::array()))
+    fmt::print(f, "LEFT OUT (failed run): {}\n", x.get<std::string>());
   fmt::print(f, "medians of every run's samples pooled; ratios are times (below 1.00 = the "
                 "first faster); x/b = scheme x over the contiguous bound\n");
   for (size_t ti = 0; ti < doc["tables"].size(); ++ti) {
