@@ -13,7 +13,10 @@
 # BUILD_DIR defaults to ./build (what `make build` produces).  Options go to
 # each `loom bench` run (--quick, --stat min, --reps N, --budget S, ...).
 # LOOM_BENCH_SUITES (default "pack p2p coll") and LOOM_BENCH_FLAVORS
-# (default "openmpi mpich") choose what runs.  Results go to
+# (default "openmpi mpich") choose what runs.  LOOM_BENCH_SCHEMES=1 runs p2p
+# and coll with --schemes (the drop-in's transfer schemes as contenders: one
+# launch per forced scheme and repeat, merged; docs/benchmarks.md), about six
+# times as long.  Results go to
 # BUILD_DIR/bench-<suite>-<flavor>.json and .csv (every sample; format in
 # docs/benchmarks.md); the summary is also written to
 # BUILD_DIR/bench-summary.txt, and, when python3-matplotlib is installed,
@@ -68,7 +71,10 @@ for suite in $suites; do
           status=1
           continue
         fi
-        case $flavor in
+        if [ "${LOOM_BENCH_SCHEMES:-0}" = 1 ]; then
+          # The tool launches its runs itself.
+          "$exe" bench "$suite" --schemes --json "$json" --csv "$csv" "$@" || status=1
+        else case $flavor in
           openmpi)
             mpiexec.openmpi --bind-to core -n 2 -x LD_PRELOAD="$lib" \
               "$exe" bench "$suite" --json "$json" --csv "$csv" "$@" || status=1
@@ -77,7 +83,7 @@ for suite in $suites; do
             "mpiexec.$flavor" -bind-to core -n 2 env LD_PRELOAD="$lib" \
               "$exe" bench "$suite" --json "$json" --csv "$csv" "$@" || status=1
             ;;
-        esac
+        esac; fi
         ;;
       *)
         echo "bench.sh: unknown suite '$suite' (pack, p2p, coll)" >&2

@@ -37,7 +37,9 @@ SCHEMA_VERSION = 1
 PROG = "plot_bench.py"
 
 # Bar colours per contender, the same in every figure.
-COLOURS = {"Loom": "#1f77b4", "hand": "#ff7f0e", "MPI": "#2ca02c"}
+COLOURS = {"Loom": "#1f77b4", "hand": "#ff7f0e", "MPI": "#2ca02c", "staged": "#8c564b",
+           "single_copy": "#9467bd", "per_block": "#d62728", "pipelined": "#17becf",
+           "system": "#7f7f7f"}
 
 
 class Unusable(Exception):
@@ -186,8 +188,10 @@ def plot_comm(doc, table, path):
         bound = quartiles(row["contenders"][doc["bound"]]["samples_s"])[1]
         return tuple(x / bound for x in quartiles(c["samples_s"]))
 
+    # Every contender but the bound: Loom, MPI, hand, and the forced schemes
+    # of a --schemes document.
     grouped_barh(ax, names, [(who, [over_bound(r, who) for r in rows])
-                             for who in ("Loom", "MPI", "hand")], base=1.0)
+                             for who in table["contenders"] if who != doc["bound"]], base=1.0)
     ax.axvline(1.0, color="black", lw=1, label="contiguous transfer (bound)")
     ax.set_xlabel("time / contiguous transfer of the same bytes "
                   "(log scale; 1 = contiguous speed; lower is faster)")

@@ -41,6 +41,7 @@
 #include "bench/progress.h"
 #include "bench/report.h"
 #include "bench/run_meta.h"
+#include "bench/scheme_runs.h"
 #include "bench/summary.h"
 #include "info.h"
 #include "scheme_id.hpp"
@@ -150,7 +151,9 @@ int bench_pack(const BenchPackArgs &a) {
 int bench_p2p(const loom_bench::CommBenchArgs &a) {
   using namespace loom_bench;
   std::vector<CaseDef> selected;
-  if (int rc = select_cases(a.case_regex, p2p_cases(a.quick), selected)) return rc;
+  if (int rc = select_cases(a.case_regex, a.sgrs ? sgrs_cases(a.quick) : p2p_cases(a.quick),
+                            selected))
+    return rc;
   int rank = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (a.list) {
@@ -223,6 +226,32 @@ void add_comm_options(CLI::App *cmd, loom_bench::CommBenchArgs &a) {
   add_progress_options(cmd, a.progress);
 }
 
+// --schemes and its options (scheme_runs.h).
+struct SchemeOptions {
+  bool on = false;
+  loom_bench::SchemeRunArgs args;
+};
+
+void add_scheme_options(CLI::App *cmd, SchemeOptions &o, const std::string &suite) {
+  const std::vector<std::string> defaults = loom_bench::default_bench_schemes(suite);
+  cmd->add_flag("--schemes", o.on,
+                "run directly (not under mpiexec): launch the suite once as selected and once "
+                "per forced scheme (LOOM_SCHEME), --repeats times in rotating order, and merge "
+                "the runs into one table and JSON with the schemes as contenders (default "
+                "schemes: " + fmt::format("{}", fmt::join(defaults, ", ")) + ")");
+  cmd->add_option("--scheme", o.args.schemes, "with --schemes: force this scheme (repeatable)")
+      ->check(CLI::IsMember(std::vector<std::string>(std::begin(loom::xfer::kSchemeNames),
+                                                     std::end(loom::xfer::kSchemeNames))));
+  cmd->add_option("--repeats", o.args.repeats, "with --schemes: runs of every scheme (default 2)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--mpiexec", o.args.mpiexec,
+                  "with --schemes: the launcher (default: this build's MPI's)");
+  cmd->add_option("--run-timeout", o.args.run_limit_s,
+                  "with --schemes: end a run after this many seconds (a hang) and merge "
+                  "the others without it (default: no limit)")
+      ->check(CLI::PositiveNumber);
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -266,6 +295,11 @@ int main(int argc, char **argv) {
       "bytes");
   add_comm_options(p2p, p2a);
   p2p->add_flag("--no-bw", p2a.no_bw, "round trips only (no bandwidth table)");
+  p2p->add_flag("--sgrs", p2a.sgrs,
+                "the vector test of the SGRS paper (columns of an M x 4096 int array, "
+                "M = 64, 128, 2048; scripts/plot_sgrs.py) instead of the catalogue");
+  SchemeOptions p2ps;
+  add_scheme_options(p2p, p2ps, "p2p");
   loom_bench::CommBenchArgs cola;
   cola.budget = 0.8;
   auto *coll = bench->add_subcommand(
@@ -275,6 +309,8 @@ int main(int argc, char **argv) {
       "with MPI_Neighbor_alltoallw; Loom against PMPI_*, hand-pack + contiguous "
       "collective and the contiguous collective alone");
   add_comm_options(coll, cola);
+  SchemeOptions colls;
+  add_scheme_options(coll, colls, "coll");
   std::vector<std::string> summary_files;
   auto *summary = bench->add_subcommand(
       "summary",
@@ -356,6 +392,11 @@ int main(int argc, char **argv) {
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
   }
   int rc = 0;
+  // No MPI: the runs are launched.
+  if (p2p->parsed() && p2ps.on)
+    return loom_bench::run_comm_schemes("p2p", p2a, p2ps.args, run_info(p2a.quick, p2a.stat));
+  if (coll->parsed() && colls.on)
+    return loom_bench::run_comm_schemes("coll", cola, colls.args, run_info(cola.quick, cola.stat));
   // No MPI: the sender is a forked process, and MPI libraries dislike fork.
   if (cma->parsed()) return loom_bench::bench_cma(ca, run_info(ca.quick, "median"));
   if (engine->parsed()) {

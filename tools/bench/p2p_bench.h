@@ -7,6 +7,7 @@
 //       build/mpich/loom bench p2p
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@ struct CommBenchArgs {
   bool no_bw = false;    // p2p: round trips only
   bool loom_only = false;  // p2p: time only the Loom contender (loom tune;
                            // every contender is still verified)
+  bool sgrs = false;     // p2p: the SGRS vector test instead of the catalogue
   std::string stat = "median";
   ProgressMode progress = ProgressMode::kAuto;
 };
@@ -42,6 +44,13 @@ void add_vector_sweep_cases(std::vector<CaseDef> &out, bool quick);
 
 // One case of the sweep: `block`-byte blocks, `msg` packed bytes.
 CaseDef vector_case(size_t block, size_t msg);
+
+// The vector test of the SGRS paper (section 5.2, figures 5 and 6): the
+// first `cols` columns of an M x 4096 int array, vector(M, cols, 4096,
+// MPI_INT).  Groups "SGRS M=64" and "SGRS M=128" (the paper's, 2 KiB to
+// 512 KiB) and "SGRS M=2048" (32 KiB to 16 MiB); two cases with quick.
+CaseDef sgrs_case(int64_t rows, int64_t cols);
+std::vector<CaseDef> sgrs_cases(bool quick);
 
 // The p2p catalogue: the DDTBench layouts, then the vector sweep.
 std::vector<CaseDef> p2p_cases(bool quick);

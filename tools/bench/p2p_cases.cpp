@@ -77,6 +77,48 @@ void add_vector_sweep_cases(std::vector<CaseDef> &out, bool quick) {
         out.push_back(vector_case(b, m));
 }
 
+CaseDef sgrs_case(int64_t rows, int64_t cols) {
+  CaseDef d;
+  d.name = fmt::format("sgrs M={} {} cols", rows, cols);
+  d.group = fmt::format("SGRS M={}", rows);
+  d.make = [rows, cols](const CaseParams &) {
+    auto c = std::make_unique<CaseInstance>();
+    const size_t block = static_cast<size_t>(cols) * 4, stride = 4096 * 4;
+    c->sizes = fmt::format("vector({}, {}, 4096, int): the first {} columns of a {} x 4096 int "
+                           "array, {}-byte blocks",
+                           rows, cols, cols, rows, block);
+    c->type = DualType::vector(rows, cols, 4096, DualType::int_());
+    c->type.commit();
+    c->user_bytes = static_cast<size_t>(rows - 1) * stride + block;
+    c->packed_bytes = static_cast<size_t>(loom_type_size(c->type.loom()));
+    c->hand_pack = [rows, block, stride](const char *u, char *pk) {
+      for (int64_t i = 0; i < rows; ++i, pk += block) std::memcpy(pk, u + i * stride, block);
+    };
+    c->hand_unpack = [rows, block, stride](const char *pk, char *u) {
+      for (int64_t i = 0; i < rows; ++i, pk += block) std::memcpy(u + i * stride, pk, block);
+    };
+    return c;
+  };
+  return d;
+}
+
+std::vector<CaseDef> sgrs_cases(bool quick) {
+  std::vector<CaseDef> v;
+  if (quick) {
+    v.push_back(sgrs_case(64, 8));
+    v.push_back(sgrs_case(64, 256));
+    return v;
+  }
+  // The paper's two series (2 KiB to 512 KiB), and 2048 rows for messages
+  // of 32 KiB to 16 MiB.
+  for (int64_t rows : {64, 128, 2048})
+    for (int64_t cols = 4; cols <= 2048; cols *= 2) {
+      const int64_t bytes = rows * cols * 4;
+      if (bytes >= 2048 && (rows > 128 || bytes <= (512 << 10))) v.push_back(sgrs_case(rows, cols));
+    }
+  return v;
+}
+
 std::vector<CaseDef> p2p_cases(bool quick) {
   std::vector<CaseDef> v;
   add_ddtbench_cases(v);

@@ -107,9 +107,7 @@ void print_comm_header(std::FILE *f, const CommRunInfo &info) {
              r.stat == "min" ? "fastest sample" : "medians", kCommBestTarget);
 }
 
-namespace {
-
-std::string usec(double s) {
+std::string format_usec(double s) {
   if (std::isnan(s)) return "n/a";
   const double us = s * 1e6;
   if (us < 100) return fmt::format("{:.2f}", us);
@@ -117,12 +115,10 @@ std::string usec(double s) {
   return fmt::format("{:.0f}", us);
 }
 
-std::string mbs(double bytes, double s) {
+std::string format_mbs(double bytes, double s) {
   if (std::isnan(s) || s <= 0) return "n/a";
   return fmt::format("{:.0f}", bytes / s / 1e6);
 }
-
-}  // namespace
 
 void print_comm_table(std::FILE *f, const CommTable &t, const CommSummary &s,
                       bool show_plans) {
@@ -144,7 +140,7 @@ void print_comm_table(std::FILE *f, const CommTable &t, const CommSummary &s,
     }
     std::string cols[kCommContenders];
     for (int c = 0; c < kCommContenders; ++c)
-      cols[c] = t.mbs ? mbs(r.moved_bytes, r.t[c]) : usec(r.t[c]);
+      cols[c] = t.mbs ? format_mbs(r.moved_bytes, r.t[c]) : format_usec(r.t[c]);
     std::string flags;
     if (!r.mismatches.empty()) flags += "!";
     const double best = comm_ratio_best(r);

@@ -63,6 +63,11 @@ struct CommSummary {
   std::vector<Group> groups;
 };
 
+// A time as microseconds ("12.34", "123.4", "12345"), and @p bytes per
+// @p s seconds as MB/s; "n/a" when not measured.
+std::string format_usec(double s);
+std::string format_mbs(double bytes, double s);
+
 // Loom's time over x's; NAN when either is missing.
 double comm_ratio(const CommRow &r, int other);
 // Loom's time over the better of hand and MPI.

@@ -3,14 +3,10 @@
 // machine does not fall on one scheme), takes the medians over the repeats,
 // writes the profile and reports.
 #include <mpi.h>
-#include <spawn.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -23,12 +19,11 @@
 #include "bench/run_meta.h"
 #include "build_flavor.hpp"
 #include "info.h"
+#include "launch.h"
 #include "profile.hpp"
 #include "settings.hpp"
 #include "tune.h"
 #include "tune_check.h"
-
-extern char **environ;
 
 namespace loom_tune {
 namespace {
@@ -37,71 +32,26 @@ using loom::xfer::kSchemeCount;
 using loom::xfer::Scheme;
 using nlohmann::json;
 
-// This program, as it was when started (a rebuild during the run leaves
-// /proc/self/exe naming a deleted file; the workers run the new one).
-const std::string &self_exe() {
-  static const std::string path = [] {
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    return n > 0 ? std::string(exe, (size_t)n) : std::string("loom");
-  }();
-  return path;
-}
-
-// Runs @p argv with stdout and stderr appended to @p log; the exit status
-// (-1: could not start, 128+N: killed by signal N).
-int run_logged(const std::vector<std::string> &argv, const std::string &log) {
-  std::vector<char *> args;
-  for (const std::string &a : argv) args.push_back(const_cast<char *>(a.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  pid_t pid;
-  int err = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (err != 0) return -1;
-  int status = 0;
-  if (waitpid(pid, &status, 0) < 0) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-// The last @p n lines of file @p path.
-std::string tail_of(const std::string &path, size_t n) {
-  std::ifstream in(path);
-  std::vector<std::string> lines;
-  for (std::string l; std::getline(in, l);) lines.push_back(l);
-  std::string out;
-  for (size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i)
-    out += "    " + lines[i] + "\n";
-  return out;
-}
-
 // One worker run of @p scheme: its JSON, or null (and a message) on failure.
 json run_worker(const TuneArgs &a, const std::string &scheme, const std::string &dropin,
                 const std::string &log) {
   const std::string out = a.output + ".worker.json";
   std::remove(out.c_str());
-  std::vector<std::string> argv = {a.mpiexec.empty() ? LOOM_MPIEXEC : a.mpiexec};
-  argv.push_back(std::string(LOOM_FLAVOR) == "openmpi" ? "--bind-to" : "-bind-to");
-  argv.insert(argv.end(), {"core", "-n", "2", "env", "LD_PRELOAD=" + dropin,
-                           "LOOM_SCHEME=" + scheme, self_exe(), "tune", "--worker", out,
-                           "--budget", fmt::format("{}", a.budget)});
-  if (a.quick) argv.push_back("--quick");
-  std::string cmd;
-  for (const std::string &s : argv) cmd += (cmd.empty() ? "" : " ") + s;
+  std::vector<std::string> args = {"tune", "--worker", out, "--budget", fmt::format("{}", a.budget)};
+  if (a.quick) args.push_back("--quick");
+  const std::vector<std::string> argv = loom_cli::scheme_run_argv(a.mpiexec, dropin, scheme, args);
+  const std::string cmd = loom_cli::join_command(argv);
   {
     std::ofstream l(log, std::ios::app);
     l << "\n$ " << cmd << "\n";
   }
-  const int rc = run_logged(argv, log);
+  const int rc = loom_cli::run_logged(argv, log);
   std::ifstream in(out);
   json j = json::parse(in, nullptr, false);
   std::remove(out.c_str());
   if (j.is_discarded() || !j.is_object()) {
     fmt::print(stderr, "loom tune: {} failed (exit status {}); the end of {}:\n{}", cmd, rc, log,
-               tail_of(log, 15));
+               loom_cli::tail_of(log, 15));
     return nullptr;
   }
   if (rc != 0)
@@ -152,21 +102,15 @@ int run_tune(const TuneArgs &args, const std::vector<std::string> &command_line)
     fmt::print(stderr, "loom tune: no place for the profile: give --output (HOME is unset)\n");
     return 2;
   }
-  self_exe();  // resolved now
+  loom_cli::self_exe();  // resolved now
   const std::string dropin = loom_cli::dropin_beside_me();
   if (dropin.empty()) {
-    fmt::print(stderr, "loom tune: libloom-mpi.so not found beside {}\n", self_exe());
+    fmt::print(stderr, "loom tune: libloom-mpi.so not found beside {}\n", loom_cli::self_exe());
     return 2;
   }
   std::vector<std::string> schemes = a.schemes;
   if (schemes.empty()) schemes.assign(std::begin(loom::xfer::kSchemeNames), std::end(loom::xfer::kSchemeNames));
-  // Containers often forbid Open MPI's ptrace-based single copy (the user's
-  // setting wins); mpiexec as root needs these.
-  setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
-  if (geteuid() == 0) {
-    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
-    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
-  }
+  loom_cli::prepare_launch_environment();
   // The directory, and a file written there, before minutes of measuring.
   std::string why;
   const std::string log = a.output + ".log";
