@@ -8,7 +8,10 @@
 //   mode 1: every rank through the drop-in, nonblocking, completed by one of
 //           the completion calls (Wait ... Request_get_status)
 //   mode 2/3: as 0/1, but one rank calls the system's PMPI_* directly (a
-//           process without Loom: its peers must still match it)
+//           process without Loom: its peers must still match it); only
+//           with LOOM_L2L=0, the declared switch for Loom processes that
+//           bypass Loom (docs/protocol.md): with the protocol on, that
+//           rank's peers would announce blocks to it by rendezvous
 // Per call, at random: MPI_IN_PLACE where the call allows it, a random
 // root, per-peer counts with zero counts, v displacements in random order
 // with gaps, w blocks moved as the type on one side and as MPI_BYTE on the
@@ -527,6 +530,8 @@ int main(int argc, char **argv) {
   // LOOM_COLL_MODE=0..3 replays every trial in one mode (debugging).
   const char *fm = std::getenv("LOOM_COLL_MODE");
   const int force_mode = fm ? std::atoi(fm) : -1;
+  const char *l2l_env = std::getenv("LOOM_L2L");
+  const bool l2l = !l2l_env || std::strcmp(l2l_env, "0") != 0;
   std::vector<Topo> topos = make_topologies(rank, size);
   long used = 0, modes[4] = {0, 0, 0, 0};
   for (long k = 0; k < trials; ++k) {
@@ -537,7 +542,8 @@ int main(int argc, char **argv) {
     if (trace && rank == 0)
       std::fprintf(stderr, "seed %" PRIu64 ": %s\n", seed, t->desc.c_str());
     Trial tr{MPI_COMM_WORLD, rank, size, t.get(), seed, Path(), std::mt19937_64(seed ^ 0xC011), 0};
-    const int mode = force_mode >= 0 ? force_mode : (int)(seed % 4);
+    int mode = force_mode >= 0 ? force_mode : (int)(seed % 4);
+    if (l2l && mode >= 2) mode -= 2;
     ++modes[mode];
     tr.path.nonblocking = mode % 2 == 1;
     tr.path.completion = (int)(seed / 4 % 9);
