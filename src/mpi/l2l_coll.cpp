@@ -24,7 +24,6 @@ struct Moving {
   Side side;         // the run (type null) or the layout
   size_t bytes = 0;  // 0: nothing to move
   bool rdv = false;  // travels as an RDV
-  bool self = false; // to or from this rank: copied, not sent
   size_t off = 0;    // in this side's wire buffer
   int64_t slot = -1; // send side: the announced slot
 };
@@ -77,34 +76,34 @@ int exchange(MPI_Comm comm, int size, int me, CollShape shape,
   if (!all_peers(comm, size, me)) return kFallback;
   const uint64_t key = comm_key(comm);
   std::vector<Moving> S(send.size()), R(recv.size());
+  // A block to this rank itself is announced too: the system routes its
+  // RDV to the right receive block (a periodic dimension of size 1 swaps
+  // them), and the pull reads this process's own memory.
   bool any = false;
   for (size_t i = 0; i < send.size(); ++i) {
     if (!block_side(send[i], false, &S[i].side)) return kFallback;
     S[i].bytes = S[i].side.bytes;
-    S[i].self = send[i].peer == me;
-    S[i].rdv = !S[i].self && send[i].peer != MPI_PROC_NULL && big(S[i].bytes);
+    S[i].rdv = send[i].peer != MPI_PROC_NULL && big(S[i].bytes);
     any |= S[i].rdv;
   }
   for (size_t i = 0; i < recv.size(); ++i) {
     if (!block_side(recv[i], true, &R[i].side)) return kFallback;
     R[i].bytes = R[i].side.bytes;
-    R[i].self = recv[i].peer == me;
-    R[i].rdv = !R[i].self && recv[i].peer != MPI_PROC_NULL && big(R[i].bytes);
+    R[i].rdv = recv[i].peer != MPI_PROC_NULL && big(R[i].bytes);
     any |= R[i].rdv;
   }
   if (shape == CollShape::uniform) {
     // One block size for all: every block is an RDV, or none is.
-    for (const Moving &m : S)
-      if (!m.self && !m.rdv && m.bytes) return kFallback;
-    for (const Moving &m : R)
-      if (!m.self && !m.rdv && m.bytes) return kFallback;
+    for (size_t i = 0; i < send.size(); ++i)
+      if (send[i].peer != MPI_PROC_NULL && !S[i].rdv) return kFallback;
+    for (size_t i = 0; i < recv.size(); ++i)
+      if (recv[i].peer != MPI_PROC_NULL && !R[i].rdv) return kFallback;
   }
   if (!any) return kFallback;
-  // On the wire: RDVs, packed blocks, and for a block to itself nothing
-  // (a dummy RDV-sized block in the uniform shape).
+  // On the wire: RDVs and packed blocks (uniform: RDV-sized slots for all,
+  // MPI_PROC_NULL ones included, as the system lays them out).
   auto wire_len = [&](const Moving &m) -> size_t {
-    if (m.self) return shape == CollShape::uniform ? kRdvBytes : 0;
-    return m.rdv ? kRdvBytes : m.bytes;
+    return shape == CollShape::uniform || m.rdv ? kRdvBytes : m.bytes;
   };
   size_t sbytes = 0, rbytes = 0;
   for (Moving &m : S) m.off = sbytes, sbytes += wire_len(m);
@@ -126,7 +125,7 @@ int exchange(MPI_Comm comm, int size, int me, CollShape shape,
   int lrc = MPI_SUCCESS;
   for (size_t i = 0; i < send.size(); ++i) {
     Moving &m = S[i];
-    if (m.self || !m.bytes) continue;
+    if (!m.bytes) continue;
     if (!m.rdv) {
       int u = m.side.type ? pack_side(m.side, sb.data + m.off)
                           : (std::memcpy(sb.data + m.off, m.side.base, m.bytes), MPI_SUCCESS);
@@ -164,28 +163,9 @@ int exchange(MPI_Comm comm, int size, int me, CollShape shape,
   }
   for (const Moving &m : S)
     if (m.slot >= 0 && streaming((uint32_t)m.slot)) stream_pack((uint32_t)m.slot, false);
-  // Blocks to itself: copied through a packed bounce (send and receive
-  // layouts may differ), in order.
-  size_t next_self = 0;
   for (size_t i = 0; i < recv.size(); ++i) {
     Moving &m = R[i];
     if (!m.bytes) continue;
-    if (m.self) {
-      while (next_self < S.size() && !S[next_self].self) ++next_self;
-      if (next_self == S.size()) continue;
-      const Moving &src = S[next_self++];
-      loom::xfer::Buffer b = staging_pool().acquire(src.bytes);
-      size_t n = std::min(src.bytes, m.bytes);
-      int u = !b.data ? MPI_ERR_NO_MEM
-              : src.side.type ? pack_side(src.side, b.data)
-                              : (std::memcpy(b.data, src.side.base, src.bytes), MPI_SUCCESS);
-      if (u == MPI_SUCCESS && n)
-        u = m.side.type ? unpack_side(m.side, b.data, 0, n)
-                        : (std::memcpy(m.side.base, b.data, n), MPI_SUCCESS);
-      if (u != MPI_SUCCESS) lrc = u;
-      staging_pool().release(b);
-      continue;
-    }
     const char *got = rb.data + m.off;
     if (!m.rdv) {
       int u = m.side.type ? unpack_side(m.side, got, 0, m.bytes)

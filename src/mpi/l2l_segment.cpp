@@ -241,6 +241,7 @@ Header *own() { return g_own; }
 bool any_peer() { return g_any.load(std::memory_order_relaxed); }
 
 Header *peer_segment(int w, bool now) {
+  if (g_on && w == g_world) return g_own;  // a collective's block to itself
   PeerEntry *e = entry_of(w);
   if (!e) return nullptr;
   Header *h = __atomic_load_n(&e->seg, __ATOMIC_ACQUIRE);

@@ -258,7 +258,7 @@ int64_t prepare(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
   uint64_t key = comm_key(comm);
   if (!key) return -1;
   int w = world_rank(comm, dest);
-  if (w < 0 || !peer(w)) return -1;
+  if (w < 0 || w == my_world() || !peer(w)) return -1;
   Side s;
   Scheme scheme;
   if (!send_side(buf, count, dt, &s) || !choose(dt, s, &scheme)) return -1;
