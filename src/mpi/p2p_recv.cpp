@@ -60,8 +60,9 @@ struct Posted {
 Posted posted(const RecvPlan &p, void *buf, int count, MPI_Datatype dt, char *staging) {
   if (p.room) return {staging, wire_for(p.room)};
   if (p.in_place) return {buf, Wire{count, dt}};
-  SysArgs a = sys_args(p.dst, buf, count, dt);
-  return {a.buf, Wire{a.count, a.dt}};
+  // The run as bytes: a contiguous type the system may not see as
+  // contiguous (Mirror::native_contig) must never reach it typed.
+  return {p.dst.base, wire_for(p.dst.bytes)};
 }
 
 // Blocking receive; `post` performs the system receive into (buf, wire).
