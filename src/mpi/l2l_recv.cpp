@@ -31,7 +31,7 @@ Slot *slot_of(const Rdv &r, Header **seg) {
 }
 
 void spin(unsigned &n) {
-  if (++n > 64) sched_yield();
+  wait_step(n);
 }
 
 // The sender's layout could not be read: ask it to write the stream into

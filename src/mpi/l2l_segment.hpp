@@ -9,6 +9,8 @@
 #pragma once
 #include <mpi.h>
 
+#include <sched.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -117,6 +119,15 @@ bool any_peer();
 // RDVs against it; a sender that cannot be read is pushed to).  `now`:
 // look even within the backoff after a miss (an RDV proves it exists).
 Header *peer_segment(int w, bool now = false);
+// One step of waiting for a peer that is working (the other end of a
+// slot): spin with a pause, as MPI's own progress does; only after a long
+// wait yield the core (a yield under load gives it away for a whole
+// scheduler slice, milliseconds).  `n` counts the caller's steps.
+inline void wait_step(unsigned &n) {
+  if (++n < (1u << 16)) __builtin_ia32_pause();
+  else sched_yield();
+}
+
 // Marks w as unreadable (a pull failed): later sends to it are staged.
 void refuse(int w, const char *why);
 

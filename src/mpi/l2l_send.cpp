@@ -116,7 +116,7 @@ int finish(uint32_t i, double wait_us) {
   Slot &s = own()->slots[i];
   SendRec &r = g_recs[i];
   double deadline = wait_us > 0 ? now_us() + wait_us : 0;
-  for (unsigned spins = 0;; ++spins) {
+  for (unsigned spins = 0;;) {
     uint32_t st = s.state.load(std::memory_order_acquire);
     switch (st) {
       case kDone:
@@ -148,7 +148,7 @@ int finish(uint32_t i, double wait_us) {
       default:
         break;  // a receiver is moving the data: it needs nothing from us
     }
-    if (spins > 64) sched_yield();
+    wait_step(spins);
   }
 }
 
@@ -331,7 +331,7 @@ void wait_pulled(uint32_t i) {
     uint32_t st = s.state.load(std::memory_order_acquire);
     if (st == kDone) break;
     if (st == kRefused) serve_push(i);
-    else if (++spins > 64) sched_yield();
+    else wait_step(spins);
   }
   release_slot(i);
 }
