@@ -222,6 +222,36 @@ def plot_file(doc, outdir):
     return out
 
 
+def main_for(prog, usage, suite, plot):
+    """The command line of a one-suite plot script: each JSON argument of
+    suite `suite` becomes a PNG next to it (plot(doc, png)); its path is
+    printed.  Exit status: 0, 2 for an unusable input, 3 without
+    matplotlib."""
+    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
+        print(usage.strip())
+        return 0 if len(sys.argv) > 1 else 2
+    if matplotlib is None:
+        print(f"{prog}: matplotlib is missing (Debian: apt-get install python3-matplotlib)",
+              file=sys.stderr)
+        return 3
+    status = 0
+    for path in sys.argv[1:]:
+        try:
+            doc = load(path)
+            if doc.get("suite") != suite:
+                raise Unusable(f"suite {doc.get('suite')!r}, not {suite}")
+            png = os.path.splitext(path)[0] + ".png"
+            try:
+                plot(doc, png)
+            except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+                raise Unusable(f"wrong shape: {type(e).__name__}: {e}") from e
+            print(png)
+        except Unusable as e:
+            print(f"{prog}: {path}: {e}", file=sys.stderr)
+            status = 2
+    return status
+
+
 def main():
     parser = argparse.ArgumentParser(
         prog=PROG, description="PNG plots of loom bench JSON files (schema 1).")

@@ -104,29 +104,7 @@ def plot(doc, path):
 
 
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
-        print(__doc__.strip())
-        return 0 if len(sys.argv) > 1 else 2
-    if plot_bench.matplotlib is None:
-        print(f"{PROG}: matplotlib is missing (Debian: apt-get install python3-matplotlib)",
-              file=sys.stderr)
-        return 3
-    status = 0
-    for path in sys.argv[1:]:
-        try:
-            doc = plot_bench.load(path)
-            if doc.get("suite") != "p2p":
-                raise plot_bench.Unusable(f"suite {doc.get('suite')!r}, not p2p")
-            png = os.path.splitext(path)[0] + ".png"
-            try:
-                plot(doc, png)
-            except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
-                raise plot_bench.Unusable(f"wrong shape: {type(e).__name__}: {e}") from e
-            print(png)
-        except plot_bench.Unusable as e:
-            print(f"{PROG}: {path}: {e}", file=sys.stderr)
-            status = 2
-    return status
+    return plot_bench.main_for(PROG, __doc__, "p2p", plot)
 
 
 if __name__ == "__main__":
