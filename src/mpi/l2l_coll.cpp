@@ -50,14 +50,13 @@ bool all_peers(MPI_Comm comm, int size, int me) {
 }
 
 // The Side of one block; false for what the system must judge.
-bool block_side(const CollBlock &b, bool recv, Side *s) {
+bool block_side(const CollBlock &b, Side *s) {
   *s = Side{};
   if (b.peer == MPI_PROC_NULL || b.count == 0) return true;
   if (b.count < 0) return false;
   const void *buf = reinterpret_cast<const void *>(b.addr);
   if (classify(buf, b.count, b.type, s, Use::staged) != MPI_SUCCESS) return false;
   if (s->type) return true;
-  (void)recv;
   return contiguous_run(buf, b.count, b.type, s);
 }
 
@@ -81,13 +80,13 @@ int exchange(MPI_Comm comm, int size, int me, CollShape shape,
   // them), and the pull reads this process's own memory.
   bool any = false;
   for (size_t i = 0; i < send.size(); ++i) {
-    if (!block_side(send[i], false, &S[i].side)) return kFallback;
+    if (!block_side(send[i], &S[i].side)) return kFallback;
     S[i].bytes = S[i].side.bytes;
     S[i].rdv = send[i].peer != MPI_PROC_NULL && big(S[i].bytes);
     any |= S[i].rdv;
   }
   for (size_t i = 0; i < recv.size(); ++i) {
-    if (!block_side(recv[i], true, &R[i].side)) return kFallback;
+    if (!block_side(recv[i], &R[i].side)) return kFallback;
     R[i].bytes = R[i].side.bytes;
     R[i].rdv = recv[i].peer != MPI_PROC_NULL && big(R[i].bytes);
     any |= R[i].rdv;
