@@ -25,7 +25,7 @@ build-asan: deps
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 
 test-opt: build
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE l2l_known_bug
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 test-asan: build-asan
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -j $(JOBS) -L sanitize

@@ -8,10 +8,6 @@
 #   pipelined  LOOM_L2L_MIN=0, LOOM_SCHEME=pipelined
 #   off        LOOM_L2L=0 (the staged/system paths only)
 # LOOM_PROFILE=none keeps a user's profile from overriding the rules.
-# A variant listed in LOOM_L2L_KNOWN_BUG_VARIANTS also carries the label
-# l2l_known_bug, which `make test` leaves out (none now; single tests that
-# still fail are marked where they are declared).
-set(LOOM_L2L_KNOWN_BUG_VARIANTS)
 set(LOOM_L2L_VARIANT_single
     "LOOM_L2L=1;LOOM_L2L_MIN=0;LOOM_SCHEME=single_copy;LOOM_PROFILE=none")
 set(LOOM_L2L_VARIANT_pipelined
@@ -29,9 +25,6 @@ function(loom_l2l_variant base variant)
   endif()
   set(name ${base}_l2l_${variant})
   set(labels ${V_LABELS} l2l l2l_${variant})
-  if(variant IN_LIST LOOM_L2L_KNOWN_BUG_VARIANTS)
-    list(APPEND labels l2l_known_bug)
-  endif()
   add_test(NAME ${name} COMMAND ${V_COMMAND})
   set_tests_properties(${name} PROPERTIES
     LABELS "${labels}"

@@ -20,9 +20,11 @@ using IsendFn = int (*)(const void *, int, MPI_Datatype, int, int, MPI_Comm,
 // Blocking: returns once the send is complete (pulled, or packed).
 int send(IsendFn sys, const void *buf, int count, MPI_Datatype dt, int dest,
          int tag, MPI_Comm comm);
-// Nonblocking: *req is the RDV's system request, registered with an op
-// whose completion finishes the slot.
-int isend(IsendFn sys, const void *buf, int count, MPI_Datatype dt, int dest,
+// Nonblocking: *req is the RDV's system request, a persistent one made by
+// `init` (the mode's MPI_*_init) and started here, so that its handle is
+// this op's alone (PendingOp::sys_persistent); registered with an op whose
+// completion finishes the slot.
+int isend(IsendFn init, const void *buf, int count, MPI_Datatype dt, int dest,
           int tag, MPI_Comm comm, MPI_Request *req);
 
 // Whether a send to dest on comm could go Loom-to-Loom (a cheap check: the

@@ -293,13 +293,14 @@ int send(IsendFn sys, const void *buf, int count, MPI_Datatype dt, int dest,
   return rc;
 }
 
-int isend(IsendFn sys, const void *buf, int count, MPI_Datatype dt, int dest,
+int isend(IsendFn init, const void *buf, int count, MPI_Datatype dt, int dest,
           int tag, MPI_Comm comm, MPI_Request *req) {
   Rdv rdv;
   int64_t i = prepare(buf, count, dt, dest, tag, comm, &rdv);
   if (i < 0) return kFallback;
   const bool streamed = g_recs[i].packed.data != nullptr;
   PendingOp *op = op_new(PendingOp::kSend, comm);
+  op->sys_persistent = true;
   op->ctx = reinterpret_cast<void *>((uintptr_t)i);
   // Streamed: complete once packed (below); progress() owns the slot then.
   if (!streamed) op->on_data = on_send_data;
@@ -311,7 +312,8 @@ int isend(IsendFn sys, const void *buf, int count, MPI_Datatype dt, int dest,
     return kFallback;
   }
   std::memcpy(op->staging.data, &rdv, kRdvBytes);
-  int rc = sys(op->staging.data, (int)kRdvBytes, MPI_BYTE, dest, tag, comm, req);
+  int rc = init(op->staging.data, (int)kRdvBytes, MPI_BYTE, dest, tag, comm, req);
+  if (rc == MPI_SUCCESS && (rc = PMPI_Start(req)) != MPI_SUCCESS) PMPI_Request_free(req);
   if (rc != MPI_SUCCESS) {
     op_discard(op);
     release_slot((uint32_t)i);

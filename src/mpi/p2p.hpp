@@ -17,11 +17,12 @@ using IsendFn = int (*)(const void *, int, MPI_Datatype, int, int, MPI_Comm,
 int send_staged(SendFn sys, IsendFn rdv, const void *buf, int count,
                 MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
 // Nonblocking send in any mode (Isend family) or, with persistent set, the
-// persistent form (Send_init family: packed at each MPI_Start).  l2l_ok:
-// the mode may go Loom-to-Loom (not buffered, not persistent).
+// persistent form (Send_init family: packed at each MPI_Start).  l2l_init:
+// the mode's MPI_*_init when it may go Loom-to-Loom (not buffered, not
+// persistent; l2l::isend), else null.
 int isend_staged(IsendFn sys, bool persistent, const void *buf, int count,
                  MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                 MPI_Request *req, bool l2l_ok);
+                 MPI_Request *req, IsendFn l2l_init);
 
 // Blocking receive of any message (Loom-to-Loom RDVs included).
 int recv_any(void *buf, int count, MPI_Datatype dt, int source, int tag,

@@ -41,7 +41,7 @@ inline int outcome(int rc, const MPI_Status *st) {
 inline bool finished_despite(int rc, const PendingOp *op, MPI_Request now) {
   if (rc == MPI_SUCCESS) return true;
   if (rc == MPI_ERR_IN_STATUS) return true;
-  return op->persistent || now == MPI_REQUEST_NULL;
+  return op->persistent || op->sys_persistent || now == MPI_REQUEST_NULL;
 }
 
 // After complete(): the first Loom failure becomes the call's error.
@@ -72,7 +72,7 @@ struct Statuses {
 
 // Multi-request completion for the -all calls: finish every claimed op
 // that the call completed, release the others' claims.
-int finish_all(int n, PendingOp **ops, const MPI_Request *reqs,
+int finish_all(int n, PendingOp **ops, MPI_Request *reqs,
                MPI_Status *st, int rc, bool completed) {
   int lrc = MPI_SUCCESS;
   MPI_Comm comm = MPI_COMM_WORLD;
@@ -87,7 +87,7 @@ int finish_all(int n, PendingOp **ops, const MPI_Request *reqs,
       continue;
     }
     MPI_Comm c = op->comm;
-    int r = complete(op, &st[i], e, reqs[i]);
+    int r = complete(op, &st[i], e, &reqs[i]);
     failed[i] = r != MPI_SUCCESS;
     if (r != MPI_SUCCESS && lrc == MPI_SUCCESS) {
       lrc = r;
@@ -100,7 +100,7 @@ int finish_all(int n, PendingOp **ops, const MPI_Request *reqs,
 // The -some calls: finish the ops at the reported indices.
 // `some`: a -some call (statuses per completed request; a failure makes
 // it MPI_ERR_IN_STATUS), else an -any call (one status, the error itself).
-int finish_some(int n, PendingOp **ops, const MPI_Request *reqs, int outcount,
+int finish_some(int n, PendingOp **ops, MPI_Request *reqs, int outcount,
                 const int *idx, MPI_Status *st, int rc, bool some) {
   int lrc = MPI_SUCCESS;
   MPI_Comm comm = MPI_COMM_WORLD;
@@ -113,7 +113,7 @@ int finish_some(int n, PendingOp **ops, const MPI_Request *reqs, int outcount,
     PendingOp *op = ops[i];
     ops[i] = nullptr;
     MPI_Comm c = op->comm;
-    int r = complete(op, &st[j], outcome(rc, &st[j]), reqs[i]);
+    int r = complete(op, &st[j], outcome(rc, &st[j]), &reqs[i]);
     failed[j] = r != MPI_SUCCESS;
     if (r != MPI_SUCCESS && lrc == MPI_SUCCESS) {
       lrc = r;
@@ -139,7 +139,7 @@ int one(MPI_Request *req, int *flag, MPI_Status *status, Sys sys) {
     return rc;
   }
   MPI_Comm comm = op->comm;
-  return merge(rc, complete(op, st, rc, *req), comm);
+  return merge(rc, complete(op, st, rc, req), comm);
 }
 
 }  // namespace

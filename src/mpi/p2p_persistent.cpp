@@ -12,7 +12,7 @@ LOOM_MPI_EXPORT int MPI_Send_init(const void *buf, int count, MPI_Datatype dt,
                                   int dest, int tag, MPI_Comm comm,
                                   MPI_Request *req) {
   return entry(comm, [&]() -> int {
-    return isend_staged(PMPI_Send_init, true, buf, count, dt, dest, tag, comm, req, false);
+    return isend_staged(PMPI_Send_init, true, buf, count, dt, dest, tag, comm, req, nullptr);
   });
 }
 
@@ -20,7 +20,7 @@ LOOM_MPI_EXPORT int MPI_Bsend_init(const void *buf, int count, MPI_Datatype dt,
                                    int dest, int tag, MPI_Comm comm,
                                    MPI_Request *req) {
   return entry(comm, [&]() -> int {
-    return isend_staged(PMPI_Bsend_init, true, buf, count, dt, dest, tag, comm, req, false);
+    return isend_staged(PMPI_Bsend_init, true, buf, count, dt, dest, tag, comm, req, nullptr);
   });
 }
 
@@ -28,7 +28,7 @@ LOOM_MPI_EXPORT int MPI_Ssend_init(const void *buf, int count, MPI_Datatype dt,
                                    int dest, int tag, MPI_Comm comm,
                                    MPI_Request *req) {
   return entry(comm, [&]() -> int {
-    return isend_staged(PMPI_Ssend_init, true, buf, count, dt, dest, tag, comm, req, false);
+    return isend_staged(PMPI_Ssend_init, true, buf, count, dt, dest, tag, comm, req, nullptr);
   });
 }
 
@@ -36,7 +36,7 @@ LOOM_MPI_EXPORT int MPI_Rsend_init(const void *buf, int count, MPI_Datatype dt,
                                    int dest, int tag, MPI_Comm comm,
                                    MPI_Request *req) {
   return entry(comm, [&]() -> int {
-    return isend_staged(PMPI_Rsend_init, true, buf, count, dt, dest, tag, comm, req, false);
+    return isend_staged(PMPI_Rsend_init, true, buf, count, dt, dest, tag, comm, req, nullptr);
   });
 }
 
@@ -53,6 +53,11 @@ LOOM_MPI_EXPORT int MPI_Start(MPI_Request *req) {
     if (!ops_live() || !req) return PMPI_Start(req);
     PendingOp *op = claim_one(*req);
     if (!op) return PMPI_Start(req);
+    if (op->sys_persistent) {  // a nonblocking send's request: not startable
+      MPI_Comm comm = op->comm;
+      unclaim(op);
+      return raise(comm, MPI_ERR_REQUEST);
+    }
     int rc = rearm(op);
     MPI_Comm comm = op->comm;
     if (rc == MPI_SUCCESS) rc = PMPI_Start(req);
@@ -70,6 +75,16 @@ LOOM_MPI_EXPORT int MPI_Startall(int n, MPI_Request *reqs) {
     if (!claim(reqs, n, ops.data())) return PMPI_Startall(n, reqs);
     int rc = MPI_SUCCESS;
     MPI_Comm comm = MPI_COMM_WORLD;
+    for (PendingOp *op : ops)
+      if (op && op->sys_persistent) {  // a nonblocking send's request
+        rc = MPI_ERR_REQUEST;
+        comm = op->comm;
+      }
+    if (rc != MPI_SUCCESS) {
+      for (PendingOp *op : ops)
+        if (op) unclaim(op);
+      return raise(comm, rc);
+    }
     for (PendingOp *op : ops)
       if (op && rc == MPI_SUCCESS) {
         rc = rearm(op);

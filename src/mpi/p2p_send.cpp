@@ -35,9 +35,9 @@ int send_staged(SendFn sys, l2l::IsendFn rdv, const void *buf, int count,
 
 int isend_staged(IsendFn sys, bool persistent, const void *buf, int count,
                  MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                 MPI_Request *req, bool l2l_ok) {
-  if (l2l_ok && !persistent && req) {
-    int rc = l2l::isend(sys, buf, count, dt, dest, tag, comm, req);
+                 MPI_Request *req, IsendFn l2l_init) {
+  if (l2l_init && !persistent && req) {
+    int rc = l2l::isend(l2l_init, buf, count, dt, dest, tag, comm, req);
     if (rc != kFallback) return rc;
   }
   Side s;
@@ -105,27 +105,27 @@ LOOM_MPI_EXPORT int MPI_Rsend(const void *buf, int count, MPI_Datatype dt,
 LOOM_MPI_EXPORT int MPI_Isend(const void *buf, int count, MPI_Datatype dt,
                               int dest, int tag, MPI_Comm comm, MPI_Request *req) {
   return entry(comm, [&]() -> int {
-    return isend_staged(PMPI_Isend, false, buf, count, dt, dest, tag, comm, req, true);
+    return isend_staged(PMPI_Isend, false, buf, count, dt, dest, tag, comm, req, PMPI_Send_init);
   });
 }
 
 LOOM_MPI_EXPORT int MPI_Ibsend(const void *buf, int count, MPI_Datatype dt,
                                int dest, int tag, MPI_Comm comm, MPI_Request *req) {
   return entry(comm, [&]() -> int {
-    return isend_staged(PMPI_Ibsend, false, buf, count, dt, dest, tag, comm, req, false);
+    return isend_staged(PMPI_Ibsend, false, buf, count, dt, dest, tag, comm, req, nullptr);
   });
 }
 
 LOOM_MPI_EXPORT int MPI_Issend(const void *buf, int count, MPI_Datatype dt,
                                int dest, int tag, MPI_Comm comm, MPI_Request *req) {
   return entry(comm, [&]() -> int {
-    return isend_staged(PMPI_Issend, false, buf, count, dt, dest, tag, comm, req, true);
+    return isend_staged(PMPI_Issend, false, buf, count, dt, dest, tag, comm, req, PMPI_Ssend_init);
   });
 }
 
 LOOM_MPI_EXPORT int MPI_Irsend(const void *buf, int count, MPI_Datatype dt,
                                int dest, int tag, MPI_Comm comm, MPI_Request *req) {
   return entry(comm, [&]() -> int {
-    return isend_staged(PMPI_Irsend, false, buf, count, dt, dest, tag, comm, req, true);
+    return isend_staged(PMPI_Irsend, false, buf, count, dt, dest, tag, comm, req, PMPI_Rsend_init);
   });
 }

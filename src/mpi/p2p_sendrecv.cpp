@@ -43,7 +43,7 @@ int sendrecv_l2l(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
                  int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
   MPI_Request r = MPI_REQUEST_NULL;
   int rc = isend_staged(PMPI_Isend, false, sendbuf, sendcount, sendtype, dest, sendtag,
-                        comm, &r, true);
+                        comm, &r, PMPI_Send_init);
   if (rc != MPI_SUCCESS) return rc;
   int rrc = recv_any(recvbuf, recvcount, recvtype, source, recvtag, comm, status);
   int wrc = MPI_Wait(&r, MPI_STATUS_IGNORE);

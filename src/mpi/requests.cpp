@@ -71,11 +71,17 @@ void remove_locked(PendingOp *op) {
   op->next = nullptr;
 }
 
-PendingOp *find_unclaimed_locked(MPI_Request r) {
+// The op of live handle r that a completion call may claim; `borrowed`
+// set when it is on loan to peek_receives (the caller must wait then).
+PendingOp *find_unclaimed_locked(MPI_Request r, bool *borrowed) {
+  *borrowed = false;
   if (!g_buckets || r == MPI_REQUEST_NULL) return nullptr;
   uintptr_t k = req_key(r);
-  for (PendingOp *op = (*g_buckets)[bucket_of(k, g_buckets->size())]; op; op = op->next)
-    if (req_key(op->req) == k && !op->claimed) return op;
+  for (PendingOp *op = (*g_buckets)[bucket_of(k, g_buckets->size())]; op; op = op->next) {
+    if (req_key(op->req) != k) continue;
+    if (!op->claimed) return op;
+    if (op->borrowed) *borrowed = true;
+  }
   return nullptr;
 }
 
@@ -169,9 +175,10 @@ int drain_at_finalize(MPI_Comm, int, void *, void *) {
     MPI_Status st;
     if (op->kind != PendingOp::kSend) PMPI_Cancel(&op->req);
     int rc = PMPI_Wait(&op->req, &st);
-    if (op->persistent && op->req != MPI_REQUEST_NULL) PMPI_Request_free(&op->req);
+    if ((op->persistent || op->sys_persistent) && op->req != MPI_REQUEST_NULL)
+      PMPI_Request_free(&op->req);
     detail::g_detached.fetch_sub(1, std::memory_order_release);
-    complete(op, &st, rc, MPI_REQUEST_NULL);
+    complete(op, &st, rc, nullptr);
   }
   // Messages this process sent whose receivers have yet to pull their
   // packed copies: a receive may legally come after the send completed.
@@ -332,7 +339,7 @@ PendingOp *op_new(PendingOp::Kind kind, MPI_Comm comm) {
   }
   if (!op) op = new PendingOp;
   op->kind = kind;
-  op->persistent = false;
+  op->persistent = op->sys_persistent = false;
   op->partial = kind == PendingOp::kRecv;
   op->comm = comm;
   op->req = MPI_REQUEST_NULL;
@@ -340,7 +347,7 @@ PendingOp *op_new(PendingOp::Kind kind, MPI_Comm comm) {
   op->rdv_check = false;
   op->ctx = nullptr;
   op->state = PendingOp::State::inactive;
-  op->claimed = op->detached = false;
+  op->claimed = op->borrowed = op->detached = false;
   op->finished_rc = MPI_SUCCESS;
   op->next = nullptr;
   return op;
@@ -381,32 +388,45 @@ void op_register(PendingOp *op, MPI_Request req, bool active) {
 }
 
 int claim(const MPI_Request *reqs, int n, PendingOp **ops) {
-  int found = 0;
-  std::lock_guard<std::mutex> g(g_mu);
-  for (int i = 0; i < n; ++i) {
-    PendingOp *op = find_unclaimed_locked(reqs[i]);
-    if (op) {
-      op->claimed = true;
-      ++found;
+  for (unsigned spins = 0;; ++spins) {
+    {
+      std::lock_guard<std::mutex> g(g_mu);
+      bool wait = false;
+      for (int i = 0; i < n && !wait; ++i) find_unclaimed_locked(reqs[i], &wait);
+      if (!wait) {
+        int found = 0;
+        for (int i = 0; i < n; ++i) {
+          bool b;
+          PendingOp *op = find_unclaimed_locked(reqs[i], &b);
+          if (op) {
+            op->claimed = true;
+            ++found;
+          }
+          ops[i] = op;
+        }
+        return found;
+      }
     }
-    ops[i] = op;
+    // A peek holds one of them for the time of one status query (and
+    // perhaps its data movement).
+    if (spins > 16) sched_yield();
   }
-  return found;
 }
 
 PendingOp *claim_one(MPI_Request req) {
-  std::lock_guard<std::mutex> g(g_mu);
-  PendingOp *op = find_unclaimed_locked(req);
-  if (op) op->claimed = true;
+  PendingOp *op;
+  claim(&req, 1, &op);
   return op;
 }
 
 void unclaim(PendingOp *op) {
   std::lock_guard<std::mutex> g(g_mu);
-  op->claimed = false;
+  op->claimed = op->borrowed = false;
 }
 
-int complete(PendingOp *op, MPI_Status *st, int err, MPI_Request now) {
+int complete(PendingOp *op, MPI_Status *st, int err, MPI_Request *handle) {
+  if (op->sys_persistent && handle && *handle != MPI_REQUEST_NULL) PMPI_Request_free(handle);
+  const MPI_Request now = handle ? *handle : MPI_REQUEST_NULL;
   int rc = MPI_SUCCESS;
   if (op->state != PendingOp::State::finished) {
     rc = run_unpacks(op, st, err);
@@ -462,7 +482,7 @@ void peek_receives() {
       for (PendingOp *op = head; op; op = op->next)
         if (op->kind == PendingOp::kRecv && op->rdv_check && !op->claimed &&
             op->state == PendingOp::State::active) {
-          op->claimed = true;
+          op->claimed = op->borrowed = true;
           mine.push_back(op);
         }
   }
@@ -521,9 +541,10 @@ void detail::poll_detached_slow() {
       keep = op;
       continue;
     }
-    if (op->persistent && op->req != MPI_REQUEST_NULL) PMPI_Request_free(&op->req);
+    if ((op->persistent || op->sys_persistent) && op->req != MPI_REQUEST_NULL)
+      PMPI_Request_free(&op->req);
     detail::g_detached.fetch_sub(1, std::memory_order_release);
-    complete(op, &st, rc, MPI_REQUEST_NULL);
+    complete(op, &st, rc, nullptr);
   }
   if (keep) {
     lk.lock();

@@ -18,6 +18,15 @@
 // removed its entry.  So a completion call *claims* the ops of the handles
 // it was given before it asks the system (while those handles are certainly
 // live), lookups ignore claimed ops, and the table allows equal keys.
+// A claim by progress (peek_receives, on another thread's receive) is a
+// *borrow*: the handle is live, so a completion call that meets a borrowed
+// op of its handle waits for it to be given back rather than missing it
+// (missing it would complete the system request without Loom's work, and
+// leave a stale entry for the next owner of the handle value).
+// Equal keys also come from the systems' one shared handle for eagerly
+// completed sends: any op under it is complete, so which one a call takes
+// does not matter for staged sends; Loom-to-Loom sends avoid it
+// (sys_persistent).
 //
 // Users: p2p_*.cpp (point-to-point) and coll_*.cpp (collectives: one system
 // request per nonblocking collective, several unpack steps at stream offsets).
@@ -145,6 +154,12 @@ struct PendingOp {
   // Persistent (MPI_*_init): survives completion, MPI_Start re-arms it and
   // runs `packs` first; destroyed by MPI_Request_free.
   bool persistent = false;
+  // The system request is a persistent one Loom started for a
+  // non-persistent program request (a Loom-to-Loom send, l2l::isend): the
+  // systems hand every eagerly completed send one shared handle (MPICH
+  // 4.0: 0x6c000001; Open MPI 4.1: one static request), which cannot tell
+  // ops apart.  Freed once complete, so the program sees MPI_REQUEST_NULL.
+  bool sys_persistent = false;
   // Unpack only the bytes the status reports (point-to-point receives:
   // shorter messages are legal).  Otherwise every step is unpacked whole.
   bool partial = false;
@@ -176,6 +191,7 @@ struct PendingOp {
   // the system about it; MPI_Request_free'd while not inactive (the engine
   // completes it behind the program's back).
   bool claimed = false;
+  bool borrowed = false;  // claimed by peek_receives (implies claimed)
   bool detached = false;
   // Loom's outcome of the data movement when it ran early (`finished`):
   // the later Wait/Test reports it again, as the system reports an error
@@ -239,12 +255,14 @@ inline bool needs_status(const PendingOp *op) {
 // MPI_ERROR under MPI_ERR_IN_STATUS): unpack (once per activation; not if
 // cancelled or failed; only what fits on truncation), run the hooks, then
 // retire it: a non-persistent op is destroyed (the system freed its
-// request), a persistent one becomes inactive.  `now` is the request's
-// handle after the system call: MPI_REQUEST_NULL means the system freed it,
-// persistent or not (Open MPI 4.1 frees a persistent request that completed
-// with an error), so the op goes too.  Returns an error class only if
+// request), a persistent one becomes inactive.  `handle`: the program's
+// handle after the system call (null: the program no longer holds one).
+// MPI_REQUEST_NULL there means the system freed the request, persistent or
+// not (Open MPI 4.1 frees a persistent request that completed with an
+// error), so the op goes too; a sys_persistent op's request is freed here
+// and *handle becomes MPI_REQUEST_NULL.  Returns an error class only if
 // Loom's own unpack failed.
-int complete(PendingOp *op, MPI_Status *st, int err, MPI_Request now);
+int complete(PendingOp *op, MPI_Status *st, int err, MPI_Request *handle);
 // MPI_Request_get_status saw op complete: unpack now (the user buffer must
 // be valid), unclaim, and keep the op registered for the later
 // Wait/Test/Request_free (which will not unpack again).

@@ -9,8 +9,8 @@
 // rendezvous, so a silent fallback to staging cannot pass for a pass.
 // Non-contiguous layouts go Loom-to-Loom from their second message on
 // (first use is staged), so each is warmed up first.
-// Usage: comm_l2l_cases [known]: `known` runs only the cases that show
-// known defects (ctest label l2l_known_bug), none of which run by default.
+// Usage: comm_l2l_cases [known]: `known` runs only the cases that showed
+// the protocol's first defects (fixed; kept as regression tests).
 #include <cinttypes>
 #include <cstdlib>
 #include <functional>
@@ -373,6 +373,40 @@ void late_and_free(MPI_Comm comm) {
   MPI_Type_free(&v);
 }
 
+// Nonblocking sends completed one at a time, out of order, with the
+// receiver late: both systems give every eagerly completed send (an RDV)
+// one shared request handle, so each completion must still finish its own
+// send before the program may reuse that buffer.
+void shared_handles(MPI_Comm comm) {
+  MPI_Datatype v = vec(500, 2);
+  warm(v, 1, comm);
+  if (g_rank == 0) {
+    std::vector<std::vector<int>> b;
+    for (int k = 0; k < 4; ++k) b.push_back(payload(1000, 40 + k));
+    MPI_Request q[4];
+    for (int k = 0; k < 4; ++k) MPI_Isend(b[(size_t)k].data(), 1, v, 1, 310 + k, comm, &q[k]);
+    MPI_Wait(&q[0], MPI_STATUS_IGNORE);  // the oldest first
+    std::fill(b[0].begin(), b[0].end(), -1);
+    for (int done = 0; done < 3; ++done) {
+      int k = -1;
+      MPI_Waitany(3, q + 1, &k, MPI_STATUS_IGNORE);
+      EXPECT_MSG(k >= 0 && k < 3 && q[k + 1] == MPI_REQUEST_NULL, "Waitany index %d", k);
+      if (k >= 0 && k < 3) std::fill(b[(size_t)k + 1].begin(), b[(size_t)k + 1].end(), -1);
+    }
+    MPI_Barrier(comm);  // the receiver posts only now
+  } else if (g_rank == 1) {
+    MPI_Barrier(comm);
+    for (int k = 0; k < 4; ++k) {
+      std::vector<int> r(1000, kCanary);
+      MPI_Recv(r.data(), 1, v, 0, 310 + k, comm, MPI_STATUS_IGNORE);
+      expect_same(r, expected(v, 1, 1000, 40 + k, v, 1, 1000), "send completed out of order");
+    }
+  } else {
+    MPI_Barrier(comm);
+  }
+  MPI_Type_free(&v);
+}
+
 // Persistent receives, Sendrecv and Sendrecv_replace between L2L peers,
 // cancel of an unmatched receive.
 void requests(MPI_Comm comm) {
@@ -546,7 +580,7 @@ void any_source(MPI_Comm comm) {
   MPI_Type_free(&v);
 }
 
-// ---- known defects (run with `known`; see the report in tests/comm) ----
+// ---- the protocol's first defects, fixed (run with `known`) ----
 
 // Two Mprobes before the Mrecvs: the second must report its own message.
 void known_mprobe_twice(MPI_Comm comm) {
@@ -678,6 +712,7 @@ int main(int argc, char **argv) {
              {"shapes", [&] { shapes(comm); }},
              {"order", [&] { order(comm, rng); }},
              {"late_and_free", [&] { late_and_free(comm); }},
+             {"shared_handles", [&] { shared_handles(comm); }},
              {"requests", [&] { requests(comm); }},
              {"threads", [&] { threads(comm); }},
              {"communicators", [&] { communicators(comm); }},

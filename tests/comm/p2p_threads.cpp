@@ -34,11 +34,12 @@ struct Shared {
 };
 std::vector<Shared> g_types;
 
-void terr(int th, int it, const char *what, const Shared &s) {
+// `how`: the completion pattern of the iteration (worker's switch).
+void terr(int th, int it, int how, const char *what, const Shared &s) {
   if (g_errors++ < 20) {
     std::lock_guard<std::mutex> g(g_print);
-    std::printf("FAIL: rank %d thread %d iteration %d: %s: %.200s\n", g_rank, th, it, what,
-                s.desc.c_str());
+    std::printf("FAIL: rank %d thread %d iteration %d (pattern %d): %s: %.200s\n", g_rank, th,
+                it, how, what, s.desc.c_str());
   }
 }
 
@@ -94,7 +95,7 @@ void worker(int th) {
         } else {
           for (int k = 2; k >= 0; --k) rc |= MPI_Wait(&q[k], MPI_STATUS_IGNORE);
         }
-        if (theirs != it) terr(th, it, "contiguous message", s);
+        if (theirs != it) terr(th, it, how, "contiguous message", s);
         break;
       }
       case 4: {
@@ -127,10 +128,10 @@ void worker(int th) {
                      tag + 200, g_comm, MPI_STATUS_IGNORE);
       }
     }
-    if (rc != MPI_SUCCESS) terr(th, it, "call failed", s);
+    if (rc != MPI_SUCCESS) terr(th, it, how, "call failed", s);
     if (!reference_overlaps(s.L, s.count) && dst.bytes() != exp.bytes())
-      terr(th, it, "received bytes differ from the reference", s);
-    if (!dst.g.guard_error().empty()) terr(th, it, "canary", s);
+      terr(th, it, how, "received bytes differ from the reference", s);
+    if (!dst.g.guard_error().empty()) terr(th, it, how, "canary", s);
   }
 }
 
