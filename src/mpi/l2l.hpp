@@ -41,8 +41,18 @@ enum class Arrival { data, rdv };
 // error other than truncation).  An RDV: the message is moved into dst
 // (at most dst.bytes of it: a longer message is MPI_ERR_TRUNCATE), *st
 // gets the message's byte count, *rc the outcome.  dst.type null means
-// one contiguous run of dst.bytes at dst.base.
-Arrival on_arrival(const char *got, MPI_Status *st, const Side &dst, int *rc);
+// one contiguous run of dst.bytes at dst.base.  Data of an RDV's size is
+// a plain message: its announcement (announce_plain) is retired, on
+// plain_comm (MPI_COMM_NULL: a matching probe retired it).
+Arrival on_arrival(const char *got, MPI_Status *st, const Side &dst, MPI_Comm plain_comm,
+                   int *rc);
+
+// Before Loom hands the system a message of exactly kRdvBytes as data
+// (buffered and persistent modes, Sendrecv_replace, a refused rendezvous)
+// to a Loom peer: a PLAIN slot announces it, so that a probe seeing
+// kRdvBytes tells it from an RDV (docs/protocol.md, Invariant R).  Nothing
+// unless bytes == kRdvBytes and dest is a Loom peer on a keyed comm.
+void announce_plain(MPI_Comm comm, int dest, int tag, size_t bytes);
 
 // A probe's status: when it describes an RDV, the byte count becomes the
 // message's.  `matched`: an Mprobe/Improbe took the message (later probes

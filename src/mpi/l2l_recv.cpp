@@ -128,12 +128,46 @@ bool may_meet_rdv(MPI_Comm comm, int source) {
   return enabled() && source != MPI_PROC_NULL && comm_key(comm);
 }
 
-Arrival on_arrival(const char *got, MPI_Status *st, const Side &dst, int *rc) {
+namespace {
+
+// The earliest slot of sender segment h addressed to this process on
+// (key, tag) that no receive or matching probe has taken: the system
+// matches in order per (source, communicator, tag), and slots are
+// published before their messages leave.  `plain`: PLAIN slots only.
+Slot *earliest(Header *h, uint64_t key, int tag, bool plain) {
+  Slot *best = nullptr;
+  for (Slot &s : h->slots) {
+    uint32_t state = s.state.load(std::memory_order_acquire);
+    bool live = state == kPlain || (!plain && (state == kPosted || state == kStaging ||
+                                               state == kStaged || state == kStreaming));
+    if (live && !s.probed.load(std::memory_order_acquire) && s.recv_world == my_world() &&
+        s.comm_key == key && s.tag == tag && (!best || s.seq < best->seq))
+      best = &s;
+  }
+  return best;
+}
+
+// A plain message of an RDV's size arrived from st's source on comm.
+void retire_plain(MPI_Comm comm, const MPI_Status *st) {
+  if (comm == MPI_COMM_NULL || st->MPI_SOURCE < 0) return;
+  uint64_t key = comm_key(comm);
+  Header *h = key ? peer_segment(world_rank(comm, st->MPI_SOURCE), true) : nullptr;
+  if (Slot *s = h ? earliest(h, key, st->MPI_TAG, true) : nullptr)
+    s->state.store(kDone, std::memory_order_release);
+}
+
+}  // namespace
+
+Arrival on_arrival(const char *got, MPI_Status *st, const Side &dst, MPI_Comm plain_comm,
+                   int *rc) {
   Rdv r;
   std::memcpy(&r, got, sizeof r);
   Header *h = nullptr;
   Slot *s = slot_of(r, &h);
-  if (!s) return Arrival::data;
+  if (!s) {
+    retire_plain(plain_comm, st);
+    return Arrival::data;
+  }
   size_t take = std::min<size_t>(dst.bytes, s->bytes);
   Moved m = pull(h, *s, dst, take);
   PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)take);
@@ -153,17 +187,17 @@ void fix_probe(MPI_Comm comm, MPI_Status *st, bool matched) {
   // RDVs a posted receive matched already are pulled first: the earliest
   // slot left is then the probed message's.
   peek_receives();
-  // Invariant R: the probed message is an RDV; the earliest one no
-  // receive or matched probe has taken yet is the one the system matched.
-  Slot *best = nullptr;
-  for (Slot &s : h->slots) {
-    uint32_t state = s.state.load(std::memory_order_acquire);
-    if ((state == kPosted || state == kStaging || state == kStaged || state == kStreaming) &&
-        !s.probed.load(std::memory_order_acquire) && s.recv_world == my_world() &&
-        s.comm_key == key && s.tag == st->MPI_TAG && (!best || s.seq < best->seq))
-      best = &s;
-  }
+  // Invariant R: the probed message is an RDV or an announced plain one;
+  // the earliest no receive or matched probe has taken yet is the one the
+  // system matched.
+  Slot *best = earliest(h, key, st->MPI_TAG, false);
   if (!best) return;
+  if (best->state.load(std::memory_order_acquire) == kPlain) {
+    // Its own size, 44; a matching probe takes it (the Mrecv cannot know
+    // the communicator).
+    if (matched) best->state.store(kDone, std::memory_order_release);
+    return;
+  }
   PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)best->bytes);
   if (matched) best->probed.store(1, std::memory_order_release);
 }

@@ -35,6 +35,9 @@ enum SlotState : uint32_t {
   kPushed,         // the push arrived (the receiver then stores kDone)
   kStreaming,      // pipelined: the sender packs into `packed_addr`,
                    // publishing progress in `packed_upto`
+  kPlain,          // no data here: the sender's message of kRdvBytes went
+                   // as plain data (Invariant R's exception); its receiver
+                   // or matching probe stores kDone
 };
 
 struct Slot {

@@ -31,12 +31,14 @@ struct SendRec {
   // Completed for the program, slot still busy: progress() releases it
   // (and from then on only progress() may touch the slot).
   std::atomic<bool> parked{false};
+  bool plain = false;  // a PLAIN slot (announce_plain): no data, no side
 };
 
 std::mutex g_mu;
 std::vector<uint32_t> *g_free = nullptr;  // free slot indices
 SendRec *g_recs = nullptr;                // kSlots of them
 std::atomic<int> g_parked{0};
+std::atomic<int> g_plain{0};  // announced plain messages not yet received
 thread_local int t_wait_depth = 0;
 
 uint64_t g_rng[2];
@@ -80,6 +82,7 @@ void release_slot(uint32_t i) {
   r.layout.reset();
   staging_pool().release(r.packed);
   r.parked.store(false, std::memory_order_relaxed);
+  r.plain = false;
   own()->slots[i].state.store(kFree, std::memory_order_release);
   std::lock_guard<std::mutex> g(g_mu);
   g_free->push_back(i);
@@ -199,11 +202,11 @@ bool choose(MPI_Datatype dt, const Side &s, Scheme *out) {
   return *out == Scheme::single_copy || *out == Scheme::per_block || *out == Scheme::pipelined;
 }
 
-// Claims and fills a slot for side s to world rank w; publishes POSTED.
-// Returns the slot index or -1.
-int64_t post(const Side &s, Scheme scheme, int w, int tag, uint64_t key, Rdv *rdv) {
-  std::shared_ptr<const Layout> lay;
-  if (s.type && scheme != Scheme::pipelined && !(lay = local_layout(s.type))) return -1;
+namespace {
+
+// A free slot addressed to world rank w on (key, tag), with a fresh token
+// and the next sequence number; not yet published.  -1: none free.
+int64_t take_slot(int w, int tag, uint64_t key) {
   uint32_t i;
   uint64_t tok[2];
   {
@@ -215,10 +218,6 @@ int64_t post(const Side &s, Scheme scheme, int w, int tag, uint64_t key, Rdv *rd
     tok[0] = next_rand_locked();
     tok[1] = next_rand_locked();
   }
-  SendRec &r = g_recs[i];
-  r.side = s;
-  if (s.type) loom_type_ref(s.type);
-  r.layout = lay;
   Header *h = own();
   Slot &sl = h->slots[i];
   sl.tag = tag;
@@ -227,6 +226,25 @@ int64_t post(const Side &s, Scheme scheme, int w, int tag, uint64_t key, Rdv *rd
   sl.token[0] = tok[0];
   sl.token[1] = tok[1];
   sl.seq = h->seq.fetch_add(1, std::memory_order_relaxed) + 1;
+  sl.probed.store(0, std::memory_order_relaxed);
+  return i;
+}
+
+}  // namespace
+
+// Claims and fills a slot for side s to world rank w; publishes POSTED.
+// Returns the slot index or -1.
+int64_t post(const Side &s, Scheme scheme, int w, int tag, uint64_t key, Rdv *rdv) {
+  std::shared_ptr<const Layout> lay;
+  if (s.type && scheme != Scheme::pipelined && !(lay = local_layout(s.type))) return -1;
+  const int64_t at = take_slot(w, tag, key);
+  if (at < 0) return -1;
+  const uint32_t i = (uint32_t)at;
+  SendRec &r = g_recs[i];
+  r.side = s;
+  if (s.type) loom_type_ref(s.type);
+  r.layout = lay;
+  Slot &sl = own()->slots[i];
   sl.bytes = s.bytes;
   sl.base = reinterpret_cast<uint64_t>(s.base);
   sl.count = s.count;
@@ -235,13 +253,31 @@ int64_t post(const Side &s, Scheme scheme, int w, int tag, uint64_t key, Rdv *rd
   sl.layout_id = lay ? lay->id : 0;
   sl.packed_addr = sl.push_addr = sl.push_len = 0;
   sl.packed_upto.store(0, std::memory_order_relaxed);
-  sl.probed.store(0, std::memory_order_relaxed);
   sl.per_block = scheme == Scheme::per_block;
   bool stream = scheme == Scheme::pipelined && (r.packed = staging_pool().acquire(s.bytes)).data;
   if (stream) sl.packed_addr = reinterpret_cast<uint64_t>(r.packed.data);
   sl.state.store(stream ? kStreaming : kPosted, std::memory_order_release);
-  *rdv = Rdv{kRdvMagic, kVersion, {tok[0], tok[1]}, my_world(), i, s.bytes, 0};
+  *rdv = Rdv{kRdvMagic, kVersion, {sl.token[0], sl.token[1]}, my_world(), i, s.bytes, 0};
   return i;
+}
+
+void announce_plain(MPI_Comm comm, int dest, int tag, size_t bytes) {
+  if (bytes != kRdvBytes || !enabled() || dest < 0) return;
+  uint64_t key = comm_key(comm);
+  int w = key ? world_rank(comm, dest) : -1;
+  if (w < 0 || w == my_world() || !peer(w)) return;
+  const int64_t i = take_slot(w, tag, key);
+  if (i < 0) {
+    // Probes may then take it for an RDV (docs/protocol.md).
+    note("Loom-to-Loom: no slot to announce a plain %zu-byte message", bytes);
+    return;
+  }
+  Slot &sl = own()->slots[i];
+  sl.bytes = bytes;
+  g_recs[i].plain = true;
+  g_recs[i].parked.store(true, std::memory_order_release);
+  g_plain.fetch_add(1, std::memory_order_release);
+  sl.state.store(kPlain, std::memory_order_release);
 }
 
 // The local side of a send: Loom's Side for a non-contiguous layout, or
@@ -341,7 +377,9 @@ void wait_pulled(uint32_t i) {
 int parked() { return g_parked.load(std::memory_order_acquire); }
 
 void poll() {
-  if (g_parked.load(std::memory_order_acquire) == 0) return;
+  if (g_parked.load(std::memory_order_acquire) == 0 &&
+      g_plain.load(std::memory_order_acquire) == 0)
+    return;
   static std::mutex poll_mu;
   std::unique_lock<std::mutex> pl(poll_mu, std::try_to_lock);
   if (!pl.owns_lock()) return;
@@ -353,7 +391,7 @@ void poll() {
       st = own()->slots[i].state.load(std::memory_order_acquire);
     }
     if (st == kDone) {
-      g_parked.fetch_sub(1, std::memory_order_release);
+      (g_recs[i].plain ? g_plain : g_parked).fetch_sub(1, std::memory_order_release);
       release_slot(i);
     }
   }

@@ -25,6 +25,9 @@ struct RecvPlan {
   bool rdv = false;   // an RDV may match it
   size_t room = 0;    // staging to post into; 0: in place
   bool in_place = false;  // typed by the user's own datatype, in place
+  // Where a plain message of an RDV's size is accounted (deliver()): the
+  // receive's communicator; MPI_COMM_NULL for a message a probe matched.
+  MPI_Comm plain_comm = MPI_COMM_NULL;
 };
 
 // Decides how (buf, count, dt) is received; an error class only for a
@@ -77,7 +80,7 @@ int recv_loom(const RecvPlan &p, void *buf, int count, MPI_Datatype dt, MPI_Comm
   if (p.room && !(b = staging_pool().acquire(p.room)).data) return kFallback;
   Posted a = posted(p, buf, count, dt, b.data);
   int rc = post(a.buf, a.w, st);
-  int u = deliver(p.dst, p.room ? b.data : nullptr, st, rc, p.rdv);
+  int u = deliver(p.dst, p.room ? b.data : nullptr, st, rc, p.rdv, p.plain_comm);
   staging_pool().release(b);
   if (u == MPI_ERR_TRUNCATE && rc == MPI_SUCCESS) st->MPI_ERROR = u;
   return rc == MPI_SUCCESS && u != MPI_SUCCESS ? raise(comm, u) : rc;
@@ -90,6 +93,7 @@ int irecv_loom(const RecvPlan &p, void *buf, int count, MPI_Datatype dt, MPI_Com
   PendingOp *op = op_new(PendingOp::kRecv, comm);
   op->persistent = persistent;
   op->rdv_check = p.rdv;
+  op->plain_comm = p.plain_comm;
   if (p.room && op_stage(op, p.room) != MPI_SUCCESS) {
     op_discard(op);
     return kFallback;
@@ -134,6 +138,7 @@ int irecv_any(IrecvFn sys, bool persistent, void *buf, int count, MPI_Datatype d
   if (source != MPI_PROC_NULL && req) {
     int rc = plan_recv(buf, count, dt, l2l::may_meet_rdv(comm, source), &p);
     if (rc != MPI_SUCCESS) return raise(comm, rc);
+    p.plain_comm = comm;
   }
   if (p.loom) {
     int rc = irecv_loom(p, buf, count, dt, comm, persistent, req,
@@ -152,6 +157,7 @@ int recv_any(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Com
   if (source != MPI_PROC_NULL) {
     int rc = plan_recv(buf, count, dt, l2l::may_meet_rdv(comm, source), &p);
     if (rc != MPI_SUCCESS) return raise(comm, rc);
+    p.plain_comm = comm;  // the system's own Mprobe below is no probe of ours
   }
   if (p.loom && p.dst.system_elem) {
     // Match first; whole elements go the system's way, the rest staged.

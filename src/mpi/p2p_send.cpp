@@ -8,6 +8,20 @@
 
 namespace loom_mpi {
 
+// A send of (count, dt) about to leave as plain data: announced to a Loom
+// peer when it is an RDV's size (l2l::announce_plain).  Costs a flag test
+// unless some Loom peer has been seen.
+void announce(const Side &s, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  if (!l2l::any_peer() || dest < 0) return;
+  size_t bytes = s.bytes;
+  if (!s.type) {
+    MPI_Count n = 0;
+    if (count <= 0 || PMPI_Type_size_x(dt, &n) != MPI_SUCCESS || n <= 0) return;
+    bytes = (size_t)n * (size_t)count;
+  }
+  l2l::announce_plain(comm, dest, tag, bytes);
+}
+
 int send_staged(SendFn sys, l2l::IsendFn rdv, const void *buf, int count,
                 MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
   if (rdv) {
@@ -19,6 +33,7 @@ int send_staged(SendFn sys, l2l::IsendFn rdv, const void *buf, int count,
     int rc = classify(buf, count, dt, &s, Use::send);
     if (rc != MPI_SUCCESS) return raise(comm, rc);
   }
+  announce(s, count, dt, dest, tag, comm);
   if (!s.type) return sys(buf, count, dt, dest, tag, comm);
   loom::xfer::Buffer b = staging_pool().acquire(s.bytes);
   if (!b.data || pack_side(s, b.data) != MPI_SUCCESS) {
@@ -45,9 +60,32 @@ int isend_staged(IsendFn sys, bool persistent, const void *buf, int count,
     int rc = classify(buf, count, dt, &s, Use::send);
     if (rc != MPI_SUCCESS) return raise(comm, rc);
   }
-  if (!s.type) return sys(buf, count, dt, dest, tag, comm, req);
+  if (!persistent) announce(s, count, dt, dest, tag, comm);
+  if (!s.type) {
+    // A persistent plain send announces at every MPI_Start: an op for it.
+    if (!persistent || !req || !l2l::any_peer() || !l2l::may_send_to(comm, dest))
+      return sys(buf, count, dt, dest, tag, comm, req);
+    MPI_Count n = 0;
+    if (PMPI_Type_size_x(dt, &n) != MPI_SUCCESS || (size_t)n * (size_t)count != l2l::kRdvBytes)
+      return sys(buf, count, dt, dest, tag, comm, req);
+    PendingOp *op = op_new(PendingOp::kSend, comm);
+    op->persistent = true;
+    op->plain_dest = dest;
+    op->plain_tag = tag;
+    int rc = sys(buf, count, dt, dest, tag, comm, req);
+    if (rc != MPI_SUCCESS) {
+      op_discard(op);
+      return rc;
+    }
+    op_register(op, *req, false);
+    return MPI_SUCCESS;
+  }
   PendingOp *op = op_new(PendingOp::kSend, comm);
   op->persistent = persistent;
+  if (persistent && s.bytes == l2l::kRdvBytes) {
+    op->plain_dest = dest;
+    op->plain_tag = tag;
+  }
   if (op_stage(op, s.bytes) != MPI_SUCCESS) {
     op_discard(op);
     return sys(buf, count, dt, dest, tag, comm, req);

@@ -71,6 +71,7 @@ int sendrecv_replace_l2l(void *buf, int count, MPI_Datatype dt, int dest, int se
     so.dt = w.type;
   }
   MPI_Request r = MPI_REQUEST_NULL;
+  if (dest != MPI_PROC_NULL) l2l::announce_plain(comm, dest, sendtag, s.bytes);
   rc = PMPI_Isend(so.buf, so.count, so.dt, dest, sendtag, comm, &r);
   if (rc != MPI_SUCCESS) return rc;
   int rrc = recv_any(buf, count, dt, source, recvtag, comm, status);

@@ -136,7 +136,8 @@ int run_unpacks(PendingOp *op, MPI_Status *st, int err) {
   }
   if (op->kind == PendingOp::kSend || op->unpacks.empty()) return MPI_SUCCESS;
   if (op->partial) {
-    return deliver(op->unpacks.front().side, op->staging.data, st, err, op->rdv_check);
+    return deliver(op->unpacks.front().side, op->staging.data, st, err, op->rdv_check,
+                   op->plain_comm);
   }
   size_t limit = arrived(st, err, op->partial, op->staging.capacity);
   for (const UnpackStep &u : op->unpacks) {
@@ -296,7 +297,8 @@ int unpack_side(const Side &s, const char *src, size_t offset, size_t len) {
   return st == LOOM_OK ? MPI_SUCCESS : MPI_ERR_INTERN;
 }
 
-int deliver(const Side &s, const char *got, MPI_Status *st, int err, bool rdv_check) {
+int deliver(const Side &s, const char *got, MPI_Status *st, int err, bool rdv_check,
+            MPI_Comm plain_comm) {
   size_t n = arrived(st, err, true, SIZE_MAX);
   int rc = MPI_SUCCESS;
   if (rdv_check && n == l2l::kRdvBytes) {
@@ -307,7 +309,7 @@ int deliver(const Side &s, const char *got, MPI_Status *st, int err, bool rdv_ch
         loom_pack_range(s.base, s.count, s.type, 0, sizeof head, head) == LOOM_OK)
       h = head;
     if ((got || !s.type || h == head) &&
-        l2l::on_arrival(h, st, s, &rc) == l2l::Arrival::rdv)
+        l2l::on_arrival(h, st, s, plain_comm, &rc) == l2l::Arrival::rdv)
       return rc;
   }
   if (!got) return MPI_SUCCESS;  // the system wrote it in place
@@ -345,6 +347,8 @@ PendingOp *op_new(PendingOp::Kind kind, MPI_Comm comm) {
   op->req = MPI_REQUEST_NULL;
   op->on_complete = op->on_release = op->on_data = nullptr;
   op->rdv_check = false;
+  op->plain_comm = MPI_COMM_NULL;
+  op->plain_dest = -1;
   op->ctx = nullptr;
   op->state = PendingOp::State::inactive;
   op->claimed = op->borrowed = op->detached = false;
@@ -497,6 +501,8 @@ void peek_receives() {
 
 int rearm(PendingOp *op) {
   op->state = PendingOp::State::active;
+  if (op->plain_dest >= 0)
+    l2l::announce_plain(op->comm, op->plain_dest, op->plain_tag, l2l::kRdvBytes);
   return op_run_packs(op);
 }
 

@@ -123,9 +123,12 @@ int unpack_side(const Side &s, const char *src, size_t offset, size_t len);
 // place (into the run, or into the layout by the user's own type).  A
 // receive posted with more room than s.bytes (room for an RDV) reports a
 // longer message as MPI_ERR_TRUNCATE itself, moving what fits.  With
-// rdv_check, an RDV is served instead (l2l::on_arrival).  err is the
-// receive's outcome; returns Loom's own.
-int deliver(const Side &s, const char *got, MPI_Status *st, int err, bool rdv_check);
+// rdv_check, an RDV is served instead (l2l::on_arrival), and a plain
+// message of an RDV's size is accounted on plain_comm (MPI_COMM_NULL: a
+// matching probe did that).  err is the receive's outcome; returns Loom's
+// own.
+int deliver(const Side &s, const char *got, MPI_Status *st, int err, bool rdv_check,
+            MPI_Comm plain_comm = MPI_COMM_NULL);
 
 // The process-wide staging pool (limits from LOOM_STAGING_MAX_MB,
 // LOOM_STAGING_CACHE_MB).
@@ -175,6 +178,11 @@ struct PendingOp {
   // A point-to-point receive that may be matched by a Loom-to-Loom RDV
   // (l2l.hpp): its arrival is looked at before it is taken as data.
   bool rdv_check = false;
+  MPI_Comm plain_comm = MPI_COMM_NULL;  // deliver()'s, for rdv_check
+  // A persistent send of an RDV's size: MPI_Start announces it to this
+  // destination and tag first (l2l::announce_plain); -1: not one.
+  int plain_dest = -1;
+  int plain_tag = 0;
   OpHook on_complete = nullptr;  // after the unpacks, at every completion
   OpHook on_release = nullptr;   // when the op is destroyed (free ctx)
   void *ctx = nullptr;

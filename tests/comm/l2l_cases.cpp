@@ -655,29 +655,50 @@ void known_get_status(MPI_Comm comm) {
   MPI_Type_free(&v);
 }
 
-// A buffered send of exactly 44 bytes (never Loom-to-Loom), then a
-// Loom-to-Loom message on the same tag: probing the first must say 44.
+// A message of exactly 44 bytes sent as plain data (buffered, persistent:
+// never Loom-to-Loom), then a Loom-to-Loom message on the same tag, both
+// sent before the receiver looks: probing the first must say 44 bytes.
 void known_bsend_44(MPI_Comm comm) {
   MPI_Datatype v = vec(100, 2);
   warm(v, 1, comm);
-  if (g_rank == 0) {
-    static std::vector<char> buf(1 << 16);
-    MPI_Buffer_attach(buf.data(), (int)buf.size());
-    std::vector<int> b = payload(200, 1);
-    MPI_Bsend(b.data(), 11, MPI_INT, 1, 903, comm);
-    MPI_Send(b.data(), 1, v, 1, 903, comm);
-    void *p;
-    int n;
-    MPI_Buffer_detach(&p, &n);
-  } else if (g_rank == 1) {
-    MPI_Status st;
-    MPI_Probe(0, 903, comm, &st);
-    int n = -1;
-    MPI_Get_count(&st, MPI_BYTE, &n);
-    EXPECT_MSG(n == 44, "probe of a buffered 44-byte message: %d bytes", n);
-    std::vector<int> r(200);
-    MPI_Recv(r.data(), 11, MPI_INT, 0, 903, comm, MPI_STATUS_IGNORE);
-    MPI_Recv(r.data(), 1, v, 0, 903, comm, MPI_STATUS_IGNORE);
+  for (int mode = 0; mode < 2; ++mode) {
+    const char *what = mode == 0 ? "buffered" : "persistent";
+    const int tag = 903 + 2 * mode;
+    if (g_rank == 0) {
+      static std::vector<char> buf(1 << 16);
+      MPI_Buffer_attach(buf.data(), (int)buf.size());
+      std::vector<int> b = payload(200, 1);
+      if (mode == 0) {
+        MPI_Bsend(b.data(), 11, MPI_INT, 1, tag, comm);
+      } else {
+        MPI_Request q;
+        MPI_Send_init(b.data(), 11, MPI_INT, 1, tag, comm, &q);
+        MPI_Start(&q);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        MPI_Request_free(&q);
+      }
+      MPI_Send(b.data(), 1, v, 1, tag, comm);
+      MPI_Send(&mode, 1, MPI_INT, 1, tag + 1, comm);  // both have left
+      void *p;
+      int n;
+      MPI_Buffer_detach(&p, &n);
+    } else if (g_rank == 1) {
+      int m;
+      MPI_Recv(&m, 1, MPI_INT, 0, tag + 1, comm, MPI_STATUS_IGNORE);
+      MPI_Status st;
+      MPI_Probe(0, tag, comm, &st);
+      int n = -1;
+      MPI_Get_count(&st, MPI_BYTE, &n);
+      EXPECT_MSG(n == 44, "probe of a %s 44-byte message: %d bytes", what, n);
+      std::vector<int> r(200, kCanary);
+      MPI_Recv(r.data(), 11, MPI_INT, 0, tag, comm, MPI_STATUS_IGNORE);
+      MPI_Probe(0, tag, comm, &st);
+      MPI_Get_count(&st, v, &n);
+      EXPECT_MSG(n == 1, "probe after a %s 44-byte message: count %d", what, n);
+      std::vector<int> r2(200, kCanary);
+      MPI_Recv(r2.data(), 1, v, 0, tag, comm, MPI_STATUS_IGNORE);
+      expect_same(r2, expected(v, 1, 200, 1, v, 1, 200), what);
+    }
   }
   MPI_Type_free(&v);
 }
