@@ -23,6 +23,15 @@ int64_t post(const Side &s, Scheme scheme, int w, int tag, uint64_t key, Rdv *rd
 // otherwise the caller waits with wait_pulled() (collectives).
 bool streaming(uint32_t i);
 void stream_pack(uint32_t i, bool park);
+// How often a streaming sender publishes its progress: about 8 pieces per
+// message so that the receiver's reads overlap the packing, none under
+// 16 KiB (each read is a system call) nor over 256 KiB (the receiver's
+// bounce stays in L2).
+inline size_t stream_chunk(size_t bytes) {
+  constexpr size_t lo = size_t(16) << 10, hi = size_t(256) << 10;
+  size_t c = bytes / 8;
+  return c < lo ? lo : c > hi ? hi : c;
+}
 // Waits until slot i's receiver has the data (serving a push if asked),
 // then frees the slot: collectives, whose receivers are in the same call.
 void wait_pulled(uint32_t i);

@@ -51,6 +51,15 @@ Moved read_layout(int pid, loom_type remote, uint64_t base, int64_t count,
                          : x::cma_single_copy(l, pid, r, 0, take));
 }
 
+Moved gather_layout(int pid, loom_type remote, uint64_t base, int64_t count, uint64_t bytes,
+                    char *into, size_t offset, size_t len) {
+  if (!byte_type()) return Moved::failed;
+  // A byte run whose stream byte `offset` is into[0]: only [offset,
+  // offset + len) of it is ever addressed.
+  x::Side l{byte_type(), (uintptr_t)into - offset, (int64_t)(offset + len)};
+  return moved(x::cma_single_copy(l, pid, xside(remote, base, count, bytes), offset, len));
+}
+
 Moved read_packed(int pid, uint64_t addr, const Side &dst, size_t offset, size_t len) {
   if (!byte_type()) return Moved::failed;
   return moved(x::cma_from_packed(local(dst), pid, (uintptr_t)addr, offset, len));

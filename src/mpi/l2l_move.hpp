@@ -18,6 +18,11 @@ enum class Moved { ok, refused, failed };
 // iovec batches.  take <= both dst.bytes and bytes.
 Moved read_layout(int pid, loom_type remote, uint64_t base, int64_t count,
                   uint64_t bytes, const Side &dst, size_t take, bool per_block);
+// Stream bytes [offset, offset + len) of the same remote message into
+// `into` (stream byte offset + k at into + k): the sender's layout
+// gathered by the kernel, for a receiver that unpacks itself.
+Moved gather_layout(int pid, loom_type remote, uint64_t base, int64_t count, uint64_t bytes,
+                    char *into, size_t offset, size_t len);
 // Stream bytes [offset, offset + len) from pid's packed copy at addr (stream
 // byte k at addr + k) into the same bytes of dst's stream.
 Moved read_packed(int pid, uint64_t addr, const Side &dst, size_t offset, size_t len);

@@ -62,22 +62,34 @@ Moved pull_pushed(Header *h, Slot &s, uint32_t from, const Side &dst, size_t tak
   return m;
 }
 
-constexpr size_t kChunk = size_t(256) << 10;  // pipelined: bytes per read
+constexpr size_t kChunk = size_t(256) << 10;  // bytes per read through a bounce
+
+// Local runs shorter than this on average are written by Loom's unpack from
+// an L2-sized bounce rather than as one iovec each (the kernel's cost per
+// segment outweighs a second pass over the bytes).
+constexpr int64_t kBounceRun = 1024;
+bool bounce_for(const Side &dst) {
+  if (!dst.type) return false;
+  int64_t runs = loom_type_num_runs(dst.type);
+  return runs > 0 && loom_type_size(dst.type) / runs < kBounceRun;
+}
 
 // Stream bytes [0, take) of the sender's packed copy into dst, chunk by
 // chunk as the sender publishes them (kStreaming) or at once (kStaged).
-// Short local runs go through an L2-sized bounce and Loom's unpack; long
-// ones are scattered by the kernel directly.
+// Short local runs go through a bounce and Loom's unpack; long ones are
+// scattered by the kernel directly.
 Moved read_stream(Header *h, Slot &s, const Side &dst, size_t take) {
-  bool bounce = dst.type && loom_type_num_runs(dst.type) > 0 &&
-                loom_type_size(dst.type) / loom_type_num_runs(dst.type) < 1024;
+  bool bounce = bounce_for(dst);
   loom::xfer::Buffer b;
   if (bounce && !(b = staging_pool().acquire(std::min(kChunk, take))).data) bounce = false;
   Moved m = Moved::ok;
   unsigned n = 0;
   for (size_t off = 0; off < take && m == Moved::ok;) {
-    size_t len = std::min(kChunk, take - off);
-    while (s.packed_upto.load(std::memory_order_acquire) < off + len) spin(n);
+    // Whatever the sender has published, up to a bounce's worth.
+    size_t upto;
+    while ((upto = std::min<size_t>(s.packed_upto.load(std::memory_order_acquire), take)) <= off)
+      spin(n);
+    size_t len = std::min(kChunk, upto - off);
     if (bounce) {
       m = read_bytes(h->pid, s.packed_addr + off, b.data, len);
       if (m == Moved::ok && unpack_side(dst, b.data, off, len) != MPI_SUCCESS) m = Moved::failed;
@@ -90,11 +102,25 @@ Moved read_stream(Header *h, Slot &s, const Side &dst, size_t take) {
   return m;
 }
 
-// Single copy (or per block) from the sender's layout.
+// Single copy (or per block) from the sender's layout.  Short local runs:
+// the kernel gathers the sender's runs into a bounce, chunk by chunk, and
+// Loom unpacks it (the sender chose by its own runs, which are long).
 Moved read_direct(Header *h, Slot &s, const Side &dst, size_t take) {
   loom_type remote = nullptr;
   if (s.layout_addr && !(remote = remote_layout(*h, s))) return Moved::failed;
-  Moved m = read_layout(h->pid, remote, s.base, s.count, s.bytes, dst, take, s.per_block != 0);
+  loom::xfer::Buffer b;
+  if (!s.per_block && bounce_for(dst)) b = staging_pool().acquire(std::min(kChunk, take));
+  Moved m = Moved::ok;
+  if (!b.data) {
+    m = read_layout(h->pid, remote, s.base, s.count, s.bytes, dst, take, s.per_block != 0);
+  } else {
+    for (size_t off = 0; off < take && m == Moved::ok; off += kChunk) {
+      size_t len = std::min(kChunk, take - off);
+      m = gather_layout(h->pid, remote, s.base, s.count, s.bytes, b.data, off, len);
+      if (m == Moved::ok && unpack_side(dst, b.data, off, len) != MPI_SUCCESS) m = Moved::failed;
+    }
+  }
+  staging_pool().release(b);
   loom_type_free(remote);
   return m;
 }

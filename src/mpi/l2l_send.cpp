@@ -170,9 +170,9 @@ void on_send_data(PendingOp &op, MPI_Status *st) {
 void stream_pack(uint32_t i, bool park) {
   Slot &sl = own()->slots[i];
   SendRec &r = g_recs[i];
-  constexpr size_t kChunk = size_t(256) << 10;
+  const size_t chunk = stream_chunk(r.side.bytes);
   for (size_t off = 0; off < r.side.bytes;) {
-    size_t len = std::min(kChunk, r.side.bytes - off);
+    size_t len = std::min(chunk, r.side.bytes - off);
     loom_pack_range(r.side.base, r.side.count, r.side.type, off, len, r.packed.data + off);
     off += len;
     sl.packed_upto.store(off, std::memory_order_release);
