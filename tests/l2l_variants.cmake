@@ -4,14 +4,14 @@
 # out: `ctest -L l2l`.  The default runs already use the protocol's own
 # thresholds; these make its rarely reached paths (tiny messages, single
 # copy and pipelined pulls) the common case.  Variants:
-#   single     LOOM_L2L_MIN=0, LOOM_SCHEME=single_copy
-#   pipelined  LOOM_L2L_MIN=0, LOOM_SCHEME=pipelined
+#   single     LOOM_L2L_MIN=0, LOOM_L2L_COLL_MIN=0, LOOM_SCHEME=single_copy
+#   pipelined  LOOM_L2L_MIN=0, LOOM_L2L_COLL_MIN=0, LOOM_SCHEME=pipelined
 #   off        LOOM_L2L=0 (the staged/system paths only)
 # LOOM_PROFILE=none keeps a user's profile from overriding the rules.
 set(LOOM_L2L_VARIANT_single
-    "LOOM_L2L=1;LOOM_L2L_MIN=0;LOOM_SCHEME=single_copy;LOOM_PROFILE=none")
+    "LOOM_L2L=1;LOOM_L2L_MIN=0;LOOM_L2L_COLL_MIN=0;LOOM_SCHEME=single_copy;LOOM_PROFILE=none")
 set(LOOM_L2L_VARIANT_pipelined
-    "LOOM_L2L=1;LOOM_L2L_MIN=0;LOOM_SCHEME=pipelined;LOOM_PROFILE=none")
+    "LOOM_L2L=1;LOOM_L2L_MIN=0;LOOM_L2L_COLL_MIN=0;LOOM_SCHEME=pipelined;LOOM_PROFILE=none")
 set(LOOM_L2L_VARIANT_off "LOOM_L2L=0;LOOM_PROFILE=none")
 
 # loom_l2l_variant(<base test name> <variant> LABELS <labels...>

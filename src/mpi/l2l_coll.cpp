@@ -62,7 +62,7 @@ bool block_side(const CollBlock &b, Side *s) {
 
 // The rule both ends of a block apply to the same byte count.
 bool big(size_t bytes) {
-  return bytes >= kRdvBytes && bytes >= (size_t)config().bytes(Id::l2l_min);
+  return bytes >= kRdvBytes && bytes >= (size_t)config().bytes(Id::l2l_coll_min);
 }
 
 }  // namespace

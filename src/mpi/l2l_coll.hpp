@@ -39,11 +39,11 @@ bool coll_possible(MPI_Comm comm);
 
 // Runs the collective Loom-to-Loom when every rank of comm is a Loom peer
 // (a fact all ranks see alike) and, for the uniform shape, the blocks hold
-// at least LOOM_L2L_MIN bytes (all ranks see the same block size), for the
+// at least LOOM_L2L_COLL_MIN bytes (all ranks see the same block size), for the
 // v and w shapes when one of this rank's blocks does (its peers then see
 // the same block, and a rank with none calls the same v/w function over
 // the staged or its own arguments, which matches byte for byte).  A block
-// between two ranks of at least LOOM_L2L_MIN bytes is announced by an RDV
+// between two ranks of at least LOOM_L2L_COLL_MIN bytes is announced by an RDV
 // and pulled by its receiver; smaller ones travel packed; a block to
 // itself is copied.  kFallback (nothing happened) when it does not apply;
 // else the MPI outcome.

@@ -98,6 +98,15 @@ const std::vector<Spec> &registry() {
        "is read in place (single copy); shorter runs are packed by the "
        "sender and read packed, pipelined",
        nullptr, 1},
+      // A Loom-to-Loom collective pays a second synchronisation (every
+      // rank waits for its blocks' pulls).  Measured on the 2-core VM with
+      // MPICH (loom bench coll, 2026-11-23): 256 KiB blocks (FFT2D 256)
+      // 122 us against 93 us staged, 32-128 KiB halo faces 30-70% slower;
+      // 4 MiB blocks (FFT2D 1024) 2.5 ms against 3.1 ms staged.
+      {Id::l2l_coll_min, "LOOM_L2L_COLL_MIN", Type::size, M, M, 0, T,
+       "smallest block a collective moves Loom-to-Loom (every rank decides "
+       "alike from the block size); smaller blocks are staged",
+       nullptr, 1},
       {Id::cma, "LOOM_CMA", Type::boolean, 1, 1, 0, 1,
        "cross-memory attach (process_vm_readv) may be used; off: treated as "
        "refused (tests the fallback)",

@@ -41,6 +41,7 @@ enum class Id {
   l2l_min,
   l2l_grace,
   l2l_run,
+  l2l_coll_min,
   cma
 };
 

@@ -41,7 +41,7 @@ void note_type(MPI_Datatype t, int count = -1) {
   g_last_count = count;
 }
 
-// Between Loom processes, blocks from LOOM_L2L_MIN up travel as 44-byte
+// Between Loom processes, blocks from LOOM_L2L_COLL_MIN up travel as 44-byte
 // rendezvous messages (docs/protocol.md, "Collectives").
 bool saw_rdv_wire() { return g_last_type == MPI_BYTE && g_last_count == 44; }
 
