@@ -174,7 +174,7 @@ Scheme choose_scheme(const Mirror &m, size_t bytes, bool loom_peer) {
                   kCacheSlots];
     if (slot->used && slot->key == key) return slot->scheme;
   }
-  Choice c = loom::xfer::select(f, st.profile.get(), st.rules, st.forced);
+  Choice c = loom::xfer::select(f, st.profile.get(), st.rules, st.forced, st.verbose);
   if (st.verbose) note_once(key, f, c);
   if (slot) *slot = CacheSlot{true, key, c.scheme};
   return c.scheme;

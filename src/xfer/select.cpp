@@ -48,24 +48,27 @@ std::string format_us(double seconds) {
 
 // The rules' decision and its reason.
 
-Choice by_rules(const Features &f, const Rules &r) {
+Choice by_rules(const Features &f, const Rules &r, bool explain) {
   Choice c;
+  const bool system = r.prefer_system(f);
+  const bool l2l = !system && available(Scheme::pipelined, f) && f.bytes >= r.l2l_min;
+  const bool single = f.mean_run >= (double)r.l2l_run;
+  c.scheme = system ? Scheme::system
+             : l2l  ? (single ? Scheme::single_copy : Scheme::pipelined)
+                    : Scheme::staged;
+  if (!explain) return c;
   char buf[160];
-  if (r.prefer_system(f)) {
-    c.scheme = Scheme::system;
+  if (system) {
     std::snprintf(buf, sizeof buf, "system: mean run %s >= %s, %s within [%s, %s] (no profile)",
                   format_bytes(f.mean_run).c_str(), format_bytes((double)r.system_run).c_str(),
                   format_bytes((double)f.bytes).c_str(), format_bytes((double)r.system_min).c_str(),
                   format_bytes((double)r.system_max).c_str());
-  } else if (available(Scheme::pipelined, f) && f.bytes >= r.l2l_min) {
-    bool single = f.mean_run >= (double)r.l2l_run;
-    c.scheme = single ? Scheme::single_copy : Scheme::pipelined;
+  } else if (l2l) {
     std::snprintf(buf, sizeof buf, "%s: Loom peer, %s >= LOOM_L2L_MIN, mean run %s %s %s (no profile)",
                   scheme_name(c.scheme), format_bytes((double)f.bytes).c_str(),
                   format_bytes(f.mean_run).c_str(), single ? ">=" : "<",
                   format_bytes((double)r.l2l_run).c_str());
   } else {
-    c.scheme = Scheme::staged;
     const char *why = !f.system_allowed ? "the system path cannot carry this type"
                       : r.system_run <= 0 || f.mean_run < (double)r.system_run
                           ? "mean run below LOOM_SYSTEM_RUN"
@@ -140,18 +143,20 @@ double predict(const Profile &p, Scheme s, double mean_run, double bytes) {
 }
 
 Choice select(const Features &f, const Profile *profile, const Rules &rules,
-              std::optional<Scheme> forced) {
+              std::optional<Scheme> forced, bool explain) {
   std::optional<Choice> chosen;
   if (profile) chosen = by_profile(f, *profile);
-  Choice c = chosen ? *chosen : by_rules(f, rules);
+  Choice c = chosen ? *chosen : by_rules(f, rules, explain);
   if (!forced) return c;
   if (available(*forced, f)) {
     c.scheme = *forced;
+    if (!explain) return c;
     c.reason = std::string(scheme_name(*forced)) + ": LOOM_SCHEME=" + scheme_name(*forced);
     return c;
   }
-  c.reason = std::string("LOOM_SCHEME=") + scheme_name(*forced) + " is not available here; " +
-             c.reason;
+  if (explain)
+    c.reason = std::string("LOOM_SCHEME=") + scheme_name(*forced) + " is not available here; " +
+               c.reason;
   return c;
 }
 

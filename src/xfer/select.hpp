@@ -66,8 +66,10 @@ double predict(const Profile &p, Scheme s, double mean_run, double bytes);
 /// The scheme for @p f: @p forced when given and available; else, with a
 /// profile (nullptr: none), the available scheme with the lowest
 /// prediction; else (or when the profile predicts none) the rules.
+/// @p explain: fill Choice::reason (formatting it costs more than the
+/// choice itself; the drop-in asks only under LOOM_VERBOSE).
 Choice select(const Features &f, const Profile *profile, const Rules &rules,
-              std::optional<Scheme> forced = std::nullopt);
+              std::optional<Scheme> forced = std::nullopt, bool explain = true);
 
 /// @p bytes for people: "512 B", "4 KiB", "1.5 MiB".
 std::string format_bytes(double bytes);
