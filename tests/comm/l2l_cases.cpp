@@ -407,6 +407,58 @@ void shared_handles(MPI_Comm comm) {
   MPI_Type_free(&v);
 }
 
+// MPI_Cancel of a Loom-to-Loom send (its request is Loom's own persistent
+// system request): whether the system cancels it or not, the outcome is
+// consistent: cancelled, nothing arrives; not cancelled, the data does.
+// Also MPI_Request_get_status and MPI_Test on such a request.
+void cancel_send(MPI_Comm comm) {
+  MPI_Datatype v = vec(500, 2);
+  warm(v, 1, comm);
+  if (g_rank == 0) {
+    std::vector<int> b = payload(1000, 50);
+    MPI_Request q;
+    MPI_Isend(b.data(), 1, v, 1, 320, comm, &q);
+    MPI_Cancel(&q);
+    MPI_Status st;
+    MPI_Wait(&q, &st);
+    EXPECT_MSG(q == MPI_REQUEST_NULL, "cancelled send's request not freed");
+    int cancelled = 0;
+    MPI_Test_cancelled(&st, &cancelled);
+    MPI_Send(&cancelled, 1, MPI_INT, 1, 321, comm);
+    std::fill(b.begin(), b.end(), -1);
+    // A second send completed through Request_get_status, then Test.
+    std::vector<int> c = payload(1000, 51);
+    MPI_Isend(c.data(), 1, v, 1, 322, comm, &q);
+    int flag = 0;
+    while (!flag) MPI_Request_get_status(q, &flag, MPI_STATUS_IGNORE);
+    EXPECT_MSG(q != MPI_REQUEST_NULL, "Request_get_status freed the request");
+    flag = 0;
+    while (!flag) MPI_Test(&q, &flag, MPI_STATUS_IGNORE);
+    EXPECT_MSG(q == MPI_REQUEST_NULL, "Test left the request");
+    std::fill(c.begin(), c.end(), -1);
+    MPI_Barrier(comm);
+  } else if (g_rank == 1) {
+    int cancelled = -1;
+    MPI_Recv(&cancelled, 1, MPI_INT, 0, 321, comm, MPI_STATUS_IGNORE);
+    if (!cancelled) {
+      std::vector<int> r(1000, kCanary);
+      MPI_Recv(r.data(), 1, v, 0, 320, comm, MPI_STATUS_IGNORE);
+      expect_same(r, expected(v, 1, 1000, 50, v, 1, 1000), "send whose cancel failed");
+    } else {
+      int flag = 1;
+      MPI_Iprobe(0, 320, comm, &flag, MPI_STATUS_IGNORE);
+      EXPECT_MSG(!flag, "a cancelled send arrived");
+    }
+    MPI_Barrier(comm);
+    std::vector<int> r(1000, kCanary);
+    MPI_Recv(r.data(), 1, v, 0, 322, comm, MPI_STATUS_IGNORE);
+    expect_same(r, expected(v, 1, 1000, 51, v, 1, 1000), "send completed by Test");
+  } else {
+    MPI_Barrier(comm);
+  }
+  MPI_Type_free(&v);
+}
+
 // Persistent receives, Sendrecv and Sendrecv_replace between L2L peers,
 // cancel of an unmatched receive.
 void requests(MPI_Comm comm) {
@@ -734,6 +786,7 @@ int main(int argc, char **argv) {
              {"order", [&] { order(comm, rng); }},
              {"late_and_free", [&] { late_and_free(comm); }},
              {"shared_handles", [&] { shared_handles(comm); }},
+             {"cancel_send", [&] { cancel_send(comm); }},
              {"requests", [&] { requests(comm); }},
              {"threads", [&] { threads(comm); }},
              {"communicators", [&] { communicators(comm); }},
