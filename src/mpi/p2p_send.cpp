@@ -8,18 +8,21 @@
 
 namespace loom_mpi {
 
-// A send of (count, dt) about to leave as plain data: announced to a Loom
-// peer when it is an RDV's size (l2l::announce_plain).  Costs a flag test
-// unless some Loom peer has been seen.
+// The bytes a send of (count, dt) puts on the wire as data: the packed
+// size (s from classify), else the contiguous type's; 0 when unknown.
+size_t plain_bytes(const Side &s, int count, MPI_Datatype dt) {
+  if (s.type) return s.bytes;
+  MPI_Count n = 0;
+  if (count <= 0 || PMPI_Type_size_x(dt, &n) != MPI_SUCCESS || n <= 0) return 0;
+  return (size_t)n * (size_t)count;
+}
+
+// A send about to leave as plain data: announced to a Loom peer when it is
+// an RDV's size (l2l::announce_plain).  Costs a flag test unless some Loom
+// peer has been seen.
 void announce(const Side &s, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
   if (!l2l::any_peer() || dest < 0) return;
-  size_t bytes = s.bytes;
-  if (!s.type) {
-    MPI_Count n = 0;
-    if (count <= 0 || PMPI_Type_size_x(dt, &n) != MPI_SUCCESS || n <= 0) return;
-    bytes = (size_t)n * (size_t)count;
-  }
-  l2l::announce_plain(comm, dest, tag, bytes);
+  l2l::announce_plain(comm, dest, tag, plain_bytes(s, count, dt));
 }
 
 int send_staged(SendFn sys, l2l::IsendFn rdv, const void *buf, int count,
@@ -63,10 +66,8 @@ int isend_staged(IsendFn sys, bool persistent, const void *buf, int count,
   if (!persistent) announce(s, count, dt, dest, tag, comm);
   if (!s.type) {
     // A persistent plain send announces at every MPI_Start: an op for it.
-    if (!persistent || !req || !l2l::any_peer() || !l2l::may_send_to(comm, dest))
-      return sys(buf, count, dt, dest, tag, comm, req);
-    MPI_Count n = 0;
-    if (PMPI_Type_size_x(dt, &n) != MPI_SUCCESS || (size_t)n * (size_t)count != l2l::kRdvBytes)
+    if (!persistent || !req || !l2l::any_peer() ||
+        plain_bytes(s, count, dt) != l2l::kRdvBytes || !l2l::may_send_to(comm, dest))
       return sys(buf, count, dt, dest, tag, comm, req);
     PendingOp *op = op_new(PendingOp::kSend, comm);
     op->persistent = true;
