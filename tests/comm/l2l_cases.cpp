@@ -182,6 +182,14 @@ void one_message(const char *what, MPI_Datatype sdt, int scount, MPI_Datatype rd
   }
 }
 
+// Receives one message of v over a 1000-int span from rank 0 and checks
+// that it holds payload(1000, base) as v lays it out.
+void recv_expect(MPI_Datatype v, int tag, int base, MPI_Comm comm, const char *what) {
+  std::vector<int> r(1000, kCanary);
+  MPI_Recv(r.data(), 1, v, 0, tag, comm, MPI_STATUS_IGNORE);
+  expect_same(r, expected(v, 1, 1000, base, v, 1, 1000), what);
+}
+
 // ---- the cases ----
 
 // Probe, Iprobe, Mprobe+Mrecv, Improbe+Imrecv report the message's real
@@ -360,11 +368,7 @@ void late_and_free(MPI_Comm comm) {
     MPI_Barrier(comm);  // it has received: b may go
   } else if (g_rank == 1) {
     MPI_Barrier(comm);
-    for (int k = 0; k < 3; ++k) {
-      std::vector<int> r(1000, kCanary);
-      MPI_Recv(r.data(), 1, v, 0, 300 + k, comm, MPI_STATUS_IGNORE);
-      expect_same(r, expected(v, 1, 1000, k + 1, v, 1, 1000), "late receiver");
-    }
+    for (int k = 0; k < 3; ++k) recv_expect(v, 300 + k, k + 1, comm, "late receiver");
     MPI_Barrier(comm);
   } else {
     MPI_Barrier(comm);
@@ -396,11 +400,7 @@ void shared_handles(MPI_Comm comm) {
     MPI_Barrier(comm);  // the receiver posts only now
   } else if (g_rank == 1) {
     MPI_Barrier(comm);
-    for (int k = 0; k < 4; ++k) {
-      std::vector<int> r(1000, kCanary);
-      MPI_Recv(r.data(), 1, v, 0, 310 + k, comm, MPI_STATUS_IGNORE);
-      expect_same(r, expected(v, 1, 1000, 40 + k, v, 1, 1000), "send completed out of order");
-    }
+    for (int k = 0; k < 4; ++k) recv_expect(v, 310 + k, 40 + k, comm, "send completed out of order");
   } else {
     MPI_Barrier(comm);
   }
@@ -441,18 +441,14 @@ void cancel_send(MPI_Comm comm) {
     int cancelled = -1;
     MPI_Recv(&cancelled, 1, MPI_INT, 0, 321, comm, MPI_STATUS_IGNORE);
     if (!cancelled) {
-      std::vector<int> r(1000, kCanary);
-      MPI_Recv(r.data(), 1, v, 0, 320, comm, MPI_STATUS_IGNORE);
-      expect_same(r, expected(v, 1, 1000, 50, v, 1, 1000), "send whose cancel failed");
+      recv_expect(v, 320, 50, comm, "send whose cancel failed");
     } else {
       int flag = 1;
       MPI_Iprobe(0, 320, comm, &flag, MPI_STATUS_IGNORE);
       EXPECT_MSG(!flag, "a cancelled send arrived");
     }
     MPI_Barrier(comm);
-    std::vector<int> r(1000, kCanary);
-    MPI_Recv(r.data(), 1, v, 0, 322, comm, MPI_STATUS_IGNORE);
-    expect_same(r, expected(v, 1, 1000, 51, v, 1, 1000), "send completed by Test");
+    recv_expect(v, 322, 51, comm, "send completed by Test");
   } else {
     MPI_Barrier(comm);
   }
