@@ -204,6 +204,15 @@ bool choose(MPI_Datatype dt, const Side &s, Scheme *out) {
 
 namespace {
 
+// The world rank of dest when a message to it on comm can go through a
+// slot (a Loom peer on this node other than this process, a keyed
+// communicator), with the communicator's key in *key; -1 otherwise.
+int peer_dest(MPI_Comm comm, int dest, uint64_t *key) {
+  if (!enabled() || dest < 0 || !(*key = comm_key(comm))) return -1;
+  int w = world_rank(comm, dest);
+  return w < 0 || w == my_world() || !peer(w) ? -1 : w;
+}
+
 // A free slot addressed to world rank w on (key, tag), with a fresh token
 // and the next sequence number; not yet published.  -1: none free.
 int64_t take_slot(int w, int tag, uint64_t key) {
@@ -262,10 +271,9 @@ int64_t post(const Side &s, Scheme scheme, int w, int tag, uint64_t key, Rdv *rd
 }
 
 void announce_plain(MPI_Comm comm, int dest, int tag, size_t bytes) {
-  if (bytes != kRdvBytes || !enabled() || dest < 0) return;
-  uint64_t key = comm_key(comm);
-  int w = key ? world_rank(comm, dest) : -1;
-  if (w < 0 || w == my_world() || !peer(w)) return;
+  uint64_t key;
+  int w = bytes == kRdvBytes ? peer_dest(comm, dest, &key) : -1;
+  if (w < 0) return;
   const int64_t i = take_slot(w, tag, key);
   if (i < 0) {
     // Probes may then take it for an RDV (docs/protocol.md).
@@ -290,17 +298,14 @@ bool send_side(const void *buf, int count, MPI_Datatype dt, Side *s) {
 // Everything before the RDV leaves: -1 when the protocol does not apply.
 int64_t prepare(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                 MPI_Comm comm, Rdv *rdv) {
-  if (!enabled() || dest < 0) return -1;
-  uint64_t key = comm_key(comm);
-  if (!key) return -1;
-  int w = world_rank(comm, dest);
-  if (w < 0 || w == my_world() || !peer(w)) return -1;
+  uint64_t key;
+  int w = peer_dest(comm, dest, &key);
+  if (w < 0) return -1;
   Side s;
   Scheme scheme;
   if (!send_side(buf, count, dt, &s) || !choose(dt, s, &scheme)) return -1;
   return post(s, scheme, w, tag, key, rdv);
 }
-
 
 bool may_send_to(MPI_Comm comm, int dest) {
   return enabled() && dest >= 0 && comm_key(comm) && peer(world_rank(comm, dest));

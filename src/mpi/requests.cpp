@@ -71,8 +71,8 @@ void remove_locked(PendingOp *op) {
   op->next = nullptr;
 }
 
-// The op of live handle r that a completion call may claim; `borrowed`
-// set when it is on loan to peek_receives (the caller must wait then).
+// The op of live handle r that a completion call may claim.  None, with
+// `borrowed` set: r's op is on loan to peek_receives (wait for it).
 PendingOp *find_unclaimed_locked(MPI_Request r, bool *borrowed) {
   *borrowed = false;
   if (!g_buckets || r == MPI_REQUEST_NULL) return nullptr;
@@ -395,21 +395,20 @@ int claim(const MPI_Request *reqs, int n, PendingOp **ops) {
   for (unsigned spins = 0;; ++spins) {
     {
       std::lock_guard<std::mutex> g(g_mu);
-      bool wait = false;
-      for (int i = 0; i < n && !wait; ++i) find_unclaimed_locked(reqs[i], &wait);
-      if (!wait) {
-        int found = 0;
-        for (int i = 0; i < n; ++i) {
-          bool b;
-          PendingOp *op = find_unclaimed_locked(reqs[i], &b);
-          if (op) {
-            op->claimed = true;
-            ++found;
-          }
-          ops[i] = op;
+      int found = 0, i = 0;
+      for (; i < n; ++i) {
+        bool borrowed;
+        PendingOp *op = find_unclaimed_locked(reqs[i], &borrowed);
+        if (!op && borrowed) break;  // wait for the peek to give it back
+        if (op) {
+          op->claimed = true;
+          ++found;
         }
-        return found;
+        ops[i] = op;
       }
+      if (i == n) return found;
+      for (int k = 0; k < i; ++k)
+        if (ops[k]) ops[k]->claimed = false;
     }
     // A peek holds one of them for the time of one status query (and
     // perhaps its data movement).
