@@ -10,6 +10,44 @@ using namespace loom_mpi::coll;
 
 namespace {
 
+// Allgather(v) between Loom processes (l2l_coll.hpp): each rank's block
+// announced to every receiver by its own RDV, over a system Alltoall(v) of
+// bytes (every rank sees every block's size, so all decide alike);
+// kFallback when it does not apply.  MPI_IN_PLACE: the contribution is
+// read from this rank's own receive block, which stays as it is.
+int allgather_l2l(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                  bool v, const int *rcounts, const int *displs, MPI_Datatype rtype,
+                  MPI_Comm comm) {
+  Intra in;
+  if (!in.open(comm) || (v && (!rcounts || !displs))) return kFallback;
+  if (!v && !l2l::coll_block_may_fit(rcount, rtype)) return kFallback;
+  const bool in_place = sbuf == MPI_IN_PLACE;
+  std::vector<l2l::CollBlock> sb, rb;
+  const Variant var = v ? Variant::v : Variant::uniform;
+  if (!l2l_blocks(make_side(rbuf, in.size, var, rcount, rcounts, displs, nullptr, rtype,
+                            nullptr),
+                  nullptr, &rb))
+    return kFallback;
+  const size_t me = (size_t)in.rank;
+  l2l::CollBlock mine = in_place ? rb[me] : l2l::CollBlock{0, (uintptr_t)sbuf, scount, stype};
+  for (int i = 0; i < in.size; ++i) {
+    sb.push_back(mine);
+    sb.back().peer = in_place && (size_t)i == me ? MPI_PROC_NULL : i;
+  }
+  if (in_place) rb[me].peer = MPI_PROC_NULL;
+  return l2l::exchange(
+      comm, in.size, in.rank, v ? l2l::CollShape::v : l2l::CollShape::uniform, sb, rb,
+      [&](char *s, const int *sc, const MPI_Aint *sa, char *r, const int *rc,
+          const MPI_Aint *ra) {
+        if (!v)
+          return PMPI_Alltoall(s, (int)l2l::kRdvBytes, MPI_BYTE, r, (int)l2l::kRdvBytes,
+                               MPI_BYTE, comm);
+        std::vector<int> sd = l2l::int_displs(sa, sb.size()), rd = l2l::int_displs(ra, rb.size());
+        return PMPI_Alltoallv(s, sc, sd.data(), MPI_BYTE, r, rc, rd.data(), MPI_BYTE, comm);
+      },
+      true);
+}
+
 // Allgather and Allgatherv: one send block, one receive block per rank.
 // MPI_IN_PLACE: this rank's contribution is its own receive block.
 int allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
@@ -27,6 +65,12 @@ int allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int 
     return sys(sbuf, scount, stype, rbuf, rcount, rcounts, displs, rtype);
   };
   const bool in_place = sbuf == MPI_IN_PLACE;
+  // Loom-to-Loom first, contiguous types too: every rank must take the
+  // same path, whatever its own types are.
+  if (!req && l2l::coll_possible(comm)) {
+    int rc = allgather_l2l(sbuf, scount, stype, rbuf, rcount, v, rcounts, displs, rtype, comm);
+    if (rc != kFallback) return rc;
+  }
   if ((in_place || known_pass(stype)) && known_pass(rtype)) return unchanged();
   Intra in;
   if (!in.open(comm) || (v && (!rcounts || !displs))) return unchanged();
@@ -63,6 +107,7 @@ int alltoall_l2l(Variant var, const void *sbuf, int scount, const int *scounts,
   if (var != Variant::uniform && (!scounts || !sdispls || !rcounts || !rdispls))
     return kFallback;
   if (var == Variant::w && (!stypes || !rtypes)) return kFallback;
+  if (var == Variant::uniform && !l2l::coll_block_may_fit(rcount, rtype)) return kFallback;
   std::vector<l2l::CollBlock> sb, rb;
   if (!l2l_blocks(make_side(sbuf, in.size, var, scount, scounts, sdispls, nullptr, stype,
                             stypes),
@@ -72,7 +117,6 @@ int alltoall_l2l(Variant var, const void *sbuf, int scount, const int *scounts,
                   nullptr, &rb))
     return kFallback;
   std::vector<MPI_Datatype> bytes((size_t)in.size, MPI_BYTE);
-  std::vector<int> sd((size_t)in.size), rd((size_t)in.size);
   const l2l::CollShape shape = var == Variant::uniform ? l2l::CollShape::uniform
                                : var == Variant::v     ? l2l::CollShape::v
                                                        : l2l::CollShape::w;
@@ -82,10 +126,8 @@ int alltoall_l2l(Variant var, const void *sbuf, int scount, const int *scounts,
                          if (shape == l2l::CollShape::uniform)
                            return PMPI_Alltoall(s, (int)l2l::kRdvBytes, MPI_BYTE, r,
                                                 (int)l2l::kRdvBytes, MPI_BYTE, comm);
-                         for (int i = 0; i < in.size; ++i) {
-                           sd[(size_t)i] = (int)sa[i];
-                           rd[(size_t)i] = (int)ra[i];
-                         }
+                         std::vector<int> sd = l2l::int_displs(sa, sb.size()),
+                                          rd = l2l::int_displs(ra, rb.size());
                          if (shape == l2l::CollShape::v)
                            return PMPI_Alltoallv(s, sc, sd.data(), MPI_BYTE, r, rc, rd.data(),
                                                  MPI_BYTE, comm);

@@ -4,6 +4,7 @@
 // rank are looked at: at a non-root the root's buffer arguments may be
 // anything.
 #include "coll_call.hpp"
+#include "l2l_segment.hpp"
 #include "progress.hpp"
 
 using namespace loom_mpi;
@@ -11,11 +12,113 @@ using namespace loom_mpi::coll;
 
 namespace {
 
+// The rooted collectives between Loom processes (l2l_coll.hpp): every
+// block between two ranks announced by an RDV and pulled by its receiver.
+// Bcast goes over a system Scatter of RDVs (one per receiver; every rank
+// sees the block size, so all decide alike); Gather(v) and Scatter(v) over
+// themselves in bytes.  kFallback when they do not apply.  MPI_IN_PLACE:
+// the root's own block is neither sent nor received.
+
+// A single block of count instances of type at buf, to or from peer.
+l2l::CollBlock one_block(int peer, const void *buf, int count, MPI_Datatype type) {
+  return l2l::CollBlock{peer, (uintptr_t)buf, count, type};
+}
+
+int scatter_wire(const char *s, const int *sc, const MPI_Aint *sa, size_t n, char *r,
+                 const int *rc, bool v, int root, MPI_Comm comm) {
+  const int rdv = (int)l2l::kRdvBytes;
+  if (!v) return PMPI_Scatter(s, rdv, MPI_BYTE, r, rdv, MPI_BYTE, root, comm);
+  std::vector<int> sd = l2l::int_displs(sa, n);
+  return PMPI_Scatterv(s, sc, sd.data(), MPI_BYTE, r, rc[0], MPI_BYTE, root, comm);
+}
+
+int bcast_l2l(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  Intra in;
+  if (!in.open(comm) || root < 0 || root >= in.size) return kFallback;
+  if (!l2l::coll_block_may_fit(count, type)) return kFallback;
+  const bool at_root = in.rank == root;
+  std::vector<l2l::CollBlock> sb, rb{one_block(at_root ? MPI_PROC_NULL : root, buf, count, type)};
+  if (at_root)
+    for (int i = 0; i < in.size; ++i)
+      sb.push_back(one_block(i == root ? MPI_PROC_NULL : i, buf, count, type));
+  return l2l::exchange(
+      comm, in.size, in.rank, l2l::CollShape::uniform, sb, rb,
+      [&](char *s, const int *sc, const MPI_Aint *sa, char *r, const int *rc, const MPI_Aint *) {
+        return scatter_wire(s, sc, sa, sb.size(), r, rc, false, root, comm);
+      },
+      true);
+}
+
+int gather_l2l(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+               bool v, const int *rcounts, const int *displs, MPI_Datatype rtype, int root,
+               MPI_Comm comm) {
+  Intra in;
+  if (!in.open(comm) || root < 0 || root >= in.size) return kFallback;
+  const bool at_root = in.rank == root;
+  const bool in_place = at_root && sbuf == MPI_IN_PLACE;
+  if (v && at_root && (!rcounts || !displs)) return kFallback;
+  if (!v && !(in_place ? l2l::coll_block_may_fit(rcount, rtype)
+                       : l2l::coll_block_may_fit(scount, stype)))
+    return kFallback;
+  std::vector<l2l::CollBlock> sb{one_block(in_place ? MPI_PROC_NULL : root, sbuf, scount, stype)},
+      rb;
+  if (at_root) {
+    if (!l2l_blocks(make_side(rbuf, in.size, v ? Variant::v : Variant::uniform, rcount,
+                              rcounts, displs, nullptr, rtype, nullptr),
+                    nullptr, &rb))
+      return kFallback;
+    if (in_place) rb[(size_t)root].peer = MPI_PROC_NULL;
+  }
+  return l2l::exchange(comm, in.size, in.rank, v ? l2l::CollShape::v : l2l::CollShape::uniform,
+                       sb, rb,
+                       [&](char *s, const int *sc, const MPI_Aint *, char *r, const int *rc,
+                           const MPI_Aint *ra) {
+                         const int rdv = (int)l2l::kRdvBytes;
+                         if (!v)
+                           return PMPI_Gather(s, rdv, MPI_BYTE, r, rdv, MPI_BYTE, root, comm);
+                         std::vector<int> rd = l2l::int_displs(ra, rb.size());
+                         return PMPI_Gatherv(s, sc[0], MPI_BYTE, r, rc, rd.data(), MPI_BYTE,
+                                             root, comm);
+                       });
+}
+
+int scatter_l2l(const void *sbuf, int scount, bool v, const int *scounts, const int *displs,
+                MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
+                MPI_Comm comm) {
+  Intra in;
+  if (!in.open(comm) || root < 0 || root >= in.size) return kFallback;
+  const bool at_root = in.rank == root;
+  const bool in_place = at_root && rbuf == MPI_IN_PLACE;
+  if (v && at_root && (!scounts || !displs)) return kFallback;
+  if (!v && !(in_place ? l2l::coll_block_may_fit(scount, stype)
+                       : l2l::coll_block_may_fit(rcount, rtype)))
+    return kFallback;
+  std::vector<l2l::CollBlock> sb, rb{one_block(in_place ? MPI_PROC_NULL : root, rbuf, rcount, rtype)};
+  if (at_root) {
+    if (!l2l_blocks(make_side(sbuf, in.size, v ? Variant::v : Variant::uniform, scount,
+                              scounts, displs, nullptr, stype, nullptr),
+                    nullptr, &sb))
+      return kFallback;
+    if (in_place) sb[(size_t)root].peer = MPI_PROC_NULL;
+  }
+  return l2l::exchange(
+      comm, in.size, in.rank, v ? l2l::CollShape::v : l2l::CollShape::uniform, sb, rb,
+      [&](char *s, const int *sc, const MPI_Aint *sa, char *r, const int *rc, const MPI_Aint *) {
+        return scatter_wire(s, sc, sa, sb.size(), r, rc, v, root, comm);
+      });
+}
+
 int bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
           MPI_Request *req) {
   auto sys = [&](void *b, int c, MPI_Datatype t) {
     return req ? PMPI_Ibcast(b, c, t, root, comm, req) : PMPI_Bcast(b, c, t, root, comm);
   };
+  // Loom-to-Loom first, contiguous types too: every rank must take the
+  // same path, whatever its own types are.
+  if (!req && l2l::coll_possible(comm)) {
+    int rc = bcast_l2l(buf, count, type, root, comm);
+    if (rc != kFallback) return rc;
+  }
   if (known_pass(type)) return sys(buf, count, type);
   Intra in;
   if (!in.open(comm) || root < 0 || root >= in.size) return sys(buf, count, type);
@@ -49,6 +152,11 @@ int gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rco
   auto unchanged = [&] {
     return sys(sbuf, scount, stype, rbuf, rcount, rcounts, displs, rtype);
   };
+  if (!req && l2l::coll_possible(comm)) {
+    int rc = gather_l2l(sbuf, scount, stype, rbuf, rcount, v, rcounts, displs, rtype, root,
+                        comm);
+    if (rc != kFallback) return rc;
+  }
   if ((sbuf == MPI_IN_PLACE || known_pass(stype)) && known_pass(rtype)) return unchanged();
   Intra in;
   if (!in.open(comm) || root < 0 || root >= in.size) return unchanged();
@@ -100,6 +208,11 @@ int scatter(const void *sbuf, int scount, bool v, const int *scounts, const int 
   auto unchanged = [&] {
     return sys(sbuf, scount, scounts, displs, stype, rbuf, rcount, rtype);
   };
+  if (!req && l2l::coll_possible(comm)) {
+    int rc = scatter_l2l(sbuf, scount, v, scounts, displs, stype, rbuf, rcount, rtype, root,
+                         comm);
+    if (rc != kFallback) return rc;
+  }
   if (known_pass(stype) && (rbuf == MPI_IN_PLACE || known_pass(rtype))) return unchanged();
   Intra in;
   if (!in.open(comm) || root < 0 || root >= in.size) return unchanged();

@@ -69,9 +69,20 @@ bool big(size_t bytes) {
 
 bool coll_possible(MPI_Comm comm) { return enabled() && comm_key(comm) != 0; }
 
+bool coll_block_may_fit(int count, MPI_Datatype t) {
+  const Mirror *m = find(t);
+  return !m || count < 0 || big((size_t)count * (size_t)m->size);
+}
+
+std::vector<int> int_displs(const MPI_Aint *d, size_t n) {
+  std::vector<int> out(n);
+  for (size_t i = 0; i < n; ++i) out[i] = (int)d[i];
+  return out;
+}
+
 int exchange(MPI_Comm comm, int size, int me, CollShape shape,
              const std::vector<CollBlock> &send, const std::vector<CollBlock> &recv,
-             const CollWire &wire) {
+             const CollWire &wire, bool one_source) {
   if (!all_peers(comm, size, me)) return kFallback;
   const uint64_t key = comm_key(comm);
   std::vector<Moving> S(send.size()), R(recv.size());
@@ -99,6 +110,8 @@ int exchange(MPI_Comm comm, int size, int me, CollShape shape,
       if (recv[i].peer != MPI_PROC_NULL && !R[i].rdv) return kFallback;
   }
   if (!any) return kFallback;
+  size_t rdvs = 0;
+  for (const Moving &m : S) rdvs += m.rdv;
   // On the wire: RDVs and packed blocks (uniform: RDV-sized slots for all,
   // MPI_PROC_NULL ones included, as the system lays them out).
   auto wire_len = [&](const Moving &m) -> size_t {
@@ -111,9 +124,11 @@ int exchange(MPI_Comm comm, int size, int me, CollShape shape,
   if (sbytes > (size_t)INT32_MAX || rbytes > (size_t)INT32_MAX)
     return raise(comm, MPI_ERR_COUNT);
   loom::xfer::Buffer sb = staging_pool().acquire(sbytes), rb = staging_pool().acquire(rbytes);
+  loom::xfer::Buffer packed;  // one_source: the one packed copy
   auto release = [&] {
     staging_pool().release(sb);
     staging_pool().release(rb);
+    if (packed.data) staging_pool().release(packed);
   };
   if (!sb.data || !rb.data) return release(), raise(comm, MPI_ERR_NO_MEM);
   std::memset(sb.data, 0, sbytes);
@@ -133,9 +148,23 @@ int exchange(MPI_Comm comm, int size, int me, CollShape shape,
     }
     Scheme scheme = Scheme::single_copy;
     if (m.side.type) {
-      int64_t runs = loom_type_num_runs(m.side.type);
-      if (runs > 0 && loom_type_size(m.side.type) / runs < config().bytes(Id::l2l_run))
-        scheme = Scheme::pipelined;
+      const Mirror *mir = find(send[i].type);
+      scheme = mir ? choose_pull(*mir, m.bytes) : Scheme::pipelined;
+    }
+    if (one_source && scheme == Scheme::pipelined && rdvs > 1) {
+      // Several receivers of one layout: pack it once, and let each read
+      // the packed copy as one run.
+      if (!packed.data) {
+        packed = staging_pool().acquire(m.bytes);
+        if (packed.data && pack_side(m.side, packed.data) != MPI_SUCCESS)
+          staging_pool().release(packed);
+      }
+      if (packed.data) {
+        m.side = Side{};
+        m.side.base = packed.data;
+        m.side.bytes = m.bytes;
+        scheme = Scheme::single_copy;
+      }
     }
     Rdv rdv;
     int w = world_rank(comm, send[i].peer);

@@ -36,6 +36,14 @@ using CollWire = std::function<int(char *sbuf, const int *scounts, const MPI_Ain
 // Cheap: whether exchange() could apply on comm at all (this process
 // takes part and the communicator has a key).
 bool coll_possible(MPI_Comm comm);
+// Cheap, for the uniform shape: false when a block of count instances of
+// t is certainly too small for exchange() (every rank sees the same block
+// size, so every rank skips it alike); true when it may not be.
+bool coll_block_may_fit(int count, MPI_Datatype t);
+
+// The byte displacements exchange() hands its wire as the int arrays of
+// the v collectives (exchange() keeps every wire buffer within INT_MAX).
+std::vector<int> int_displs(const MPI_Aint *d, size_t n);
 
 // Runs the collective Loom-to-Loom when every rank of comm is a Loom peer
 // (a fact all ranks see alike) and, for the uniform shape, the blocks hold
@@ -45,11 +53,18 @@ bool coll_possible(MPI_Comm comm);
 // the staged or its own arguments, which matches byte for byte).  A block
 // between two ranks of at least LOOM_L2L_COLL_MIN bytes is announced by an RDV
 // and pulled by its receiver; smaller ones travel packed; a block to
-// itself is copied.  kFallback (nothing happened) when it does not apply;
-// else the MPI outcome.
+// itself is copied.  `one_source`: every send block is the same data
+// (Bcast, Allgather): a layout that would be pipelined to several
+// receivers is packed once and read packed by each.  kFallback (nothing
+// happened) when it does not apply; else the MPI outcome.
+//
+// The wire may be another system collective than the program's (Bcast
+// over Scatter, Allgather over Alltoall: one RDV per receiver) only where
+// every rank decides alike whether to fall back: uniform shapes, and v
+// shapes whose every rank sees every block's size (Allgatherv).
 int exchange(MPI_Comm comm, int size, int me, CollShape shape,
              const std::vector<CollBlock> &send, const std::vector<CollBlock> &recv,
-             const CollWire &wire);
+             const CollWire &wire, bool one_source = false);
 
 }  // namespace l2l
 }  // namespace loom_mpi

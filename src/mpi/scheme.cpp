@@ -180,4 +180,18 @@ Scheme choose_scheme(const Mirror &m, size_t bytes, bool loom_peer) {
   return c.scheme;
 }
 
+Scheme choose_pull(const Mirror &m, size_t bytes) {
+  const State &st = state();
+  Features f;
+  f.bytes = bytes;
+  f.mean_run = (double)m.mean_run;
+  f.loom_peer = true;
+  loom::xfer::Rules rules = st.rules;
+  rules.l2l_min = 0;  // the size was settled by the collective's own rule
+  std::optional<Scheme> forced;
+  if (st.forced && loom::xfer::needs_loom_peer(*st.forced)) forced = st.forced;
+  Choice c = loom::xfer::select(f, st.profile.get(), rules, forced, false);
+  return c.scheme == Scheme::staged ? Scheme::pipelined : c.scheme;
+}
+
 }  // namespace loom_mpi

@@ -61,6 +61,14 @@ const InlineRules &inline_rules();
 // LOOM_VERBOSE, says which and why once per (mean run, size class).
 Scheme choose_scheme(const Mirror &m, size_t bytes, bool loom_peer);
 
+// The Loom-to-Loom scheme for a block already promised to a Loom peer by
+// an RDV (collectives: every rank decided alike from the block size, so
+// the system path and staging are no longer options): the one selection
+// ranks lowest among single copy, per block and pipelined, with staging's
+// place taken by pipelined (packing, its nearest Loom-to-Loom form).
+// LOOM_SCHEME forces it when it names one of those three.
+Scheme choose_pull(const Mirror &m, size_t bytes);
+
 // True when a message of `bytes` of type m is better moved by the system's
 // datatype path than by staging.
 inline bool prefer_system(const Mirror &m, size_t bytes) {
