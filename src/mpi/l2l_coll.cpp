@@ -11,6 +11,7 @@
 #include "l2l_internal.hpp"
 #include "progress.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
@@ -24,6 +25,7 @@ struct Moving {
   Side side;         // the run (type null) or the layout
   size_t bytes = 0;  // 0: nothing to move
   bool rdv = false;  // travels as an RDV
+  bool local = false;  // this rank's block to itself: copied in place
   size_t off = 0;    // in this side's wire buffer
   int64_t slot = -1; // send side: the announced slot
 };
@@ -86,28 +88,43 @@ int exchange(MPI_Comm comm, int size, int me, CollShape shape,
   if (!all_peers(comm, size, me)) return kFallback;
   const uint64_t key = comm_key(comm);
   std::vector<Moving> S(send.size()), R(recv.size());
-  // A block to this rank itself is announced too: the system routes its
-  // RDV to the right receive block (a periodic dimension of size 1 swaps
-  // them), and the pull reads this process's own memory.
+  // The one block this rank sends itself and the one it receives from
+  // itself pair up (MPI's order leaves no choice): copied here, neither
+  // announced nor on the wire.  Several (a periodic dimension of size 1
+  // sends to itself both ways) are announced like any other block: the
+  // system routes their RDVs to the right receive blocks, and the pull
+  // reads this process's own memory.
+  auto lone_self = [me](const std::vector<CollBlock> &v) {
+    int at = -1;
+    for (size_t i = 0; i < v.size(); ++i)
+      if (v[i].peer == me) {
+        if (at >= 0) return -1;
+        at = (int)i;
+      }
+    return at;
+  };
+  const int self_s = lone_self(send), self_r = self_s < 0 ? -1 : lone_self(recv);
   bool any = false;
   for (size_t i = 0; i < send.size(); ++i) {
     if (!block_side(send[i], &S[i].side)) return kFallback;
     S[i].bytes = S[i].side.bytes;
-    S[i].rdv = send[i].peer != MPI_PROC_NULL && big(S[i].bytes);
+    S[i].local = self_r >= 0 && (int)i == self_s;
+    S[i].rdv = send[i].peer != MPI_PROC_NULL && !S[i].local && big(S[i].bytes);
     any |= S[i].rdv;
   }
   for (size_t i = 0; i < recv.size(); ++i) {
     if (!block_side(recv[i], &R[i].side)) return kFallback;
     R[i].bytes = R[i].side.bytes;
-    R[i].rdv = recv[i].peer != MPI_PROC_NULL && big(R[i].bytes);
+    R[i].local = self_r >= 0 && (int)i == self_r;
+    R[i].rdv = recv[i].peer != MPI_PROC_NULL && !R[i].local && big(R[i].bytes);
     any |= R[i].rdv;
   }
   if (shape == CollShape::uniform) {
     // One block size for all: every block is an RDV, or none is.
     for (size_t i = 0; i < send.size(); ++i)
-      if (send[i].peer != MPI_PROC_NULL && !S[i].rdv) return kFallback;
+      if (send[i].peer != MPI_PROC_NULL && !S[i].local && !S[i].rdv) return kFallback;
     for (size_t i = 0; i < recv.size(); ++i)
-      if (recv[i].peer != MPI_PROC_NULL && !R[i].rdv) return kFallback;
+      if (recv[i].peer != MPI_PROC_NULL && !R[i].local && !R[i].rdv) return kFallback;
   }
   if (!any) return kFallback;
   size_t rdvs = 0;
@@ -115,7 +132,7 @@ int exchange(MPI_Comm comm, int size, int me, CollShape shape,
   // On the wire: RDVs and packed blocks (uniform: RDV-sized slots for all,
   // MPI_PROC_NULL ones included, as the system lays them out).
   auto wire_len = [&](const Moving &m) -> size_t {
-    return shape == CollShape::uniform || m.rdv ? kRdvBytes : m.bytes;
+    return shape == CollShape::uniform || m.rdv ? kRdvBytes : m.local ? 0 : m.bytes;
   };
   size_t sbytes = 0, rbytes = 0;
   for (Moving &m : S) m.off = sbytes, sbytes += wire_len(m);
@@ -139,7 +156,7 @@ int exchange(MPI_Comm comm, int size, int me, CollShape shape,
   int lrc = MPI_SUCCESS;
   for (size_t i = 0; i < send.size(); ++i) {
     Moving &m = S[i];
-    if (!m.bytes) continue;
+    if (!m.bytes || m.local) continue;
     if (!m.rdv) {
       int u = m.side.type ? pack_side(m.side, sb.data + m.off)
                           : (std::memcpy(sb.data + m.off, m.side.base, m.bytes), MPI_SUCCESS);
@@ -191,9 +208,15 @@ int exchange(MPI_Comm comm, int size, int me, CollShape shape,
   }
   for (const Moving &m : S)
     if (m.slot >= 0 && streaming((uint32_t)m.slot)) stream_pack((uint32_t)m.slot, false);
+  if (self_r >= 0 && S[(size_t)self_s].bytes && R[(size_t)self_r].bytes) {
+    const Moving &from = S[(size_t)self_s], &to = R[(size_t)self_r];
+    int u = copy_side(from.side, to.side, std::min(from.bytes, to.bytes));
+    if (u == MPI_SUCCESS && from.bytes != to.bytes) u = MPI_ERR_TRUNCATE;
+    if (u != MPI_SUCCESS) lrc = u;
+  }
   for (size_t i = 0; i < recv.size(); ++i) {
     Moving &m = R[i];
-    if (!m.bytes) continue;
+    if (!m.bytes || m.local) continue;
     const char *got = rb.data + m.off;
     if (!m.rdv) {
       int u = m.side.type ? unpack_side(m.side, got, 0, m.bytes)

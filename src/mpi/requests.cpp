@@ -8,6 +8,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include <mutex>
@@ -295,6 +296,37 @@ int unpack_side(const Side &s, const char *src, size_t offset, size_t len) {
     st = loom_unpack_range(src, offset, len, s.base, s.count, s.type);
   }
   return st == LOOM_OK ? MPI_SUCCESS : MPI_ERR_INTERN;
+}
+
+int copy_side(const Side &from, const Side &to, size_t bytes) {
+  if (!from.type && !to.type) {
+    std::memcpy(to.base, from.base, bytes);
+    return MPI_SUCCESS;
+  }
+  if (!from.type) return unpack_side(to, static_cast<const char *>(from.base), 0, bytes);
+  if (!to.type) {
+    return loom_pack_range(from.base, from.count, from.type, 0, bytes, to.base) == LOOM_OK
+               ? MPI_SUCCESS
+               : MPI_ERR_INTERN;
+  }
+  loom_cursor in = nullptr, out = nullptr;
+  int rc = MPI_ERR_INTERN;
+  if (loom_cursor_create(from.type, from.count, from.base, &in) == LOOM_OK &&
+      loom_cursor_create(to.type, to.count, to.base, &out) == LOOM_OK) {
+    constexpr size_t kBounce = size_t(64) << 10;
+    alignas(64) static thread_local char bounce[kBounce];
+    rc = MPI_SUCCESS;
+    for (size_t at = 0; at < bytes && rc == MPI_SUCCESS;) {
+      size_t n = std::min(kBounce, bytes - at), packed = 0, unpacked = 0;
+      if (loom_cursor_pack(in, bounce, n, &packed) != LOOM_OK || packed != n ||
+          loom_cursor_unpack(out, bounce, n, &unpacked) != LOOM_OK || unpacked != n)
+        rc = MPI_ERR_INTERN;
+      at += n;
+    }
+  }
+  loom_cursor_free(in);
+  loom_cursor_free(out);
+  return rc;
 }
 
 int deliver(const Side &s, const char *got, MPI_Status *st, int err, bool rdv_check,

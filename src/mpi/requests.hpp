@@ -116,6 +116,11 @@ int pack_side(const Side &s, char *dst);
 // (src points at stream byte `offset`).
 int unpack_side(const Side &s, const char *src, size_t offset, size_t len);
 
+// Copies argument `from` into argument `to` (their first `bytes` stream
+// bytes), in this process: straight when either is one run, else through
+// an L2-sized bounce, packing and unpacking chunk by chunk.
+int copy_side(const Side &from, const Side &to, size_t bytes);
+
 // After a point-to-point receive: delivers what arrived (`got`; the byte
 // count in *st; none on an error other than truncation or when cancelled;
 // on truncation what fitted) into argument s: unpacked when s.type is set,

@@ -99,11 +99,15 @@ const std::vector<Spec> &registry() {
        "sender and read packed, pipelined",
        nullptr, 1},
       // A Loom-to-Loom collective pays a second synchronisation (every
-      // rank waits for its blocks' pulls).  Measured on the 2-core VM with
-      // MPICH (loom bench coll, 2026-11-23): 256 KiB blocks (FFT2D 256)
-      // 122 us against 93 us staged, 32-128 KiB halo faces 30-70% slower;
-      // 4 MiB blocks (FFT2D 1024) 2.5 ms against 3.1 ms staged.
-      {Id::l2l_coll_min, "LOOM_L2L_COLL_MIN", Type::size, M, M, 0, T,
+      // rank waits for its blocks' pulls).  Measured on the 2-core VM, 2
+      // ranks, both MPIs (loom bench coll and a Bcast/Gather/Scatter/
+      // Allgather sweep of vectors with 8 and 512-byte runs, 2026-11-23,
+      // load 1.5): with every block at least 32 KiB Loom-to-Loom the 32-128
+      // KiB halo faces took 1.1-1.4x their staged time; 256 KiB blocks
+      // (FFT2D 256, the rooted sweep) ran 0.7-1.05x staged, 1-4 MiB blocks
+      // 0.5-1.0x (Open MPI's system path stays ahead for 512-byte runs in
+      // Bcast and Allgather: 1.3-1.8x).
+      {Id::l2l_coll_min, "LOOM_L2L_COLL_MIN", Type::size, 256 * K, 256 * K, 0, T,
        "smallest block a collective moves Loom-to-Loom (every rank decides "
        "alike from the block size); smaller blocks are staged",
        nullptr, 1},
