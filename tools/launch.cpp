@@ -83,11 +83,14 @@ void prepare_launch_environment() {
 
 std::vector<std::string> scheme_run_argv(const std::string &mpiexec, const std::string &dropin,
                                          const std::string &scheme,
-                                         const std::vector<std::string> &args) {
+                                         const std::vector<std::string> &args,
+                                         const std::vector<std::string> &env) {
   std::vector<std::string> argv = {mpiexec.empty() ? LOOM_MPIEXEC : mpiexec};
   argv.push_back(std::string(LOOM_FLAVOR) == "openmpi" ? "--bind-to" : "-bind-to");
   argv.insert(argv.end(), {"core", "-n", "2", "env", "LD_PRELOAD=" + dropin,
-                           "LOOM_SCHEME=" + scheme, self_exe()});
+                           "LOOM_SCHEME=" + scheme});
+  argv.insert(argv.end(), env.begin(), env.end());
+  argv.push_back(self_exe());
   argv.insert(argv.end(), args.begin(), args.end());
   return argv;
 }

@@ -30,10 +30,11 @@ std::string tail_of(const std::string &path, size_t n);
 void prepare_launch_environment();
 
 // `mpiexec -n 2 <bind to core> env LD_PRELOAD=<dropin> LOOM_SCHEME=<scheme>
-// <this program> <args...>`; @p mpiexec "" = this build's launcher.
+// <env...> <this program> <args...>`; @p mpiexec "" = this build's launcher.
 std::vector<std::string> scheme_run_argv(const std::string &mpiexec, const std::string &dropin,
                                          const std::string &scheme,
-                                         const std::vector<std::string> &args);
+                                         const std::vector<std::string> &args,
+                                         const std::vector<std::string> &env = {});
 
 // The words of @p argv joined by spaces (for logs and messages).
 std::string join_command(const std::vector<std::string> &argv);

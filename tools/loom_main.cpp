@@ -371,6 +371,8 @@ int main(int argc, char **argv) {
   tune->add_option("--mpiexec", ta.mpiexec, "the launcher (default: this build's MPI's)");
   tune->add_option("--worker", ta.worker, "internal: measure under mpiexec into this file")
       ->group("");
+  tune->add_flag("--coll", ta.coll, "internal: the worker measures the collective sweep")
+      ->group("");
 
   CLI11_PARSE(app, argc, argv);
   g_command_line.assign(argv, argv + argc);

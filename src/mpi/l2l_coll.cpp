@@ -6,7 +6,6 @@
 #include "l2l_coll.hpp"
 
 #include "comm_keys.hpp"
-#include "config.hpp"
 #include "errors.hpp"
 #include "l2l_internal.hpp"
 #include "progress.hpp"
@@ -64,7 +63,7 @@ bool block_side(const CollBlock &b, Side *s) {
 
 // The rule both ends of a block apply to the same byte count.
 bool big(size_t bytes) {
-  return bytes >= kRdvBytes && bytes >= (size_t)config().bytes(Id::l2l_coll_min);
+  return bytes >= kRdvBytes && bytes >= coll_min();
 }
 
 }  // namespace

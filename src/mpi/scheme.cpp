@@ -180,6 +180,20 @@ Scheme choose_scheme(const Mirror &m, size_t bytes, bool loom_peer) {
   return c.scheme;
 }
 
+size_t coll_min() {
+  static const size_t v = [] {
+    const loom::settings::Value &set = config().value(Id::l2l_coll_min);
+    const Profile *p = state().profile.get();
+    if (set.source != loom::settings::Source::environment && p && p->coll_min > 0) {
+      note("collectives go Loom-to-Loom from %s blocks (the profile's crossover)",
+           loom::xfer::format_bytes((double)p->coll_min).c_str());
+      return p->coll_min;
+    }
+    return (size_t)set.value;
+  }();
+  return v;
+}
+
 Scheme choose_pull(const Mirror &m, size_t bytes) {
   const State &st = state();
   Features f;

@@ -69,6 +69,12 @@ Scheme choose_scheme(const Mirror &m, size_t bytes, bool loom_peer);
 // LOOM_SCHEME forces it when it names one of those three.
 Scheme choose_pull(const Mirror &m, size_t bytes);
 
+// The smallest block a collective moves Loom-to-Loom: LOOM_L2L_COLL_MIN
+// when set, else the crossover `loom tune` measured into the profile, else
+// the setting's default.  Every rank of a collective must see the same
+// value: they read the same environment and the same per-user profile.
+size_t coll_min();
+
 // True when a message of `bytes` of type m is better moved by the system's
 // datatype path than by staging.
 inline bool prefer_system(const Mirror &m, size_t bytes) {

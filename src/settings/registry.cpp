@@ -109,7 +109,8 @@ const std::vector<Spec> &registry() {
       // Bcast and Allgather: 1.3-1.8x).
       {Id::l2l_coll_min, "LOOM_L2L_COLL_MIN", Type::size, 256 * K, 256 * K, 0, T,
        "smallest block a collective moves Loom-to-Loom (every rank decides "
-       "alike from the block size); smaller blocks are staged",
+       "alike from the block size); smaller blocks are staged.  Unset: the "
+       "crossover loom tune measured into the profile, else this default",
        nullptr, 1},
       {Id::cma, "LOOM_CMA", Type::boolean, 1, 1, 0, 1,
        "cross-memory attach (process_vm_readv) may be used; off: treated as "

@@ -115,6 +115,11 @@ bool parse_json(const json &j, Profile *out, std::string *why) {
     if (!s) return *why = "unknown scheme '" + it.key() + "'", false;
     if (!read_cells(it.value(), p, it.key(), &p.cells[(size_t)*s], why)) return false;
   }
+  auto coll = j.find("coll_min");
+  if (coll != j.end()) {
+    if (!coll->is_number_unsigned()) return *why = "coll_min is not a byte count", false;
+    p.coll_min = coll->get<size_t>();
+  }
   *out = std::move(p);
   return true;
 }
@@ -176,6 +181,7 @@ std::string profile_json(const Profile &p) {
       {"time_unit", "seconds per message (half a ping-pong round trip), median"},
       {"grid", {{"mean_run", p.runs}, {"bytes", p.bytes}}},
       {"schemes", schemes}};
+  if (p.coll_min > 0) j["coll_min"] = p.coll_min;
   return j.dump(1) + "\n";
 }
 

@@ -39,6 +39,11 @@ struct Profile {
   /// cells[s][i * bytes.size() + j]; NaN where not measured.  An empty
   /// vector: the scheme was not measured at all.
   std::array<std::vector<double>, kSchemeCount> cells;
+  /// The smallest block (bytes) from which the Loom-to-Loom collectives
+  /// were faster than staging at every larger block measured (the drop-in's
+  /// default for LOOM_L2L_COLL_MIN); 0: not measured.  Beyond the largest
+  /// block measured when they never were.
+  size_t coll_min = 0;
 
   /// Whether scheme @p s has cells.
   bool has(Scheme s) const { return !cells[(size_t)s].empty(); }

@@ -175,5 +175,18 @@ std::string format_bytes(double bytes) {
   return buf;
 }
 
+size_t coll_crossover(std::vector<CollPoint> points) {
+  points.erase(std::remove_if(points.begin(), points.end(),
+                              [](const CollPoint &p) { return !(p.l2l > 0) || !(p.staged > 0); }),
+               points.end());
+  if (points.empty()) return 0;
+  std::sort(points.begin(), points.end(),
+            [](const CollPoint &a, const CollPoint &b) { return a.block < b.block; });
+  size_t from = kCollNever;
+  for (size_t i = points.size(); i-- > 0 && points[i].l2l <= points[i].staged;)
+    from = points[i].block;
+  return from;
+}
+
 }  // namespace xfer
 }  // namespace loom

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "profile.hpp"
 #include "scheme_id.hpp"
@@ -70,6 +71,23 @@ double predict(const Profile &p, Scheme s, double mean_run, double bytes);
 /// choice itself; the drop-in asks only under LOOM_VERBOSE).
 Choice select(const Features &f, const Profile *profile, const Rules &rules,
               std::optional<Scheme> forced = std::nullopt, bool explain = true);
+
+/// One block size of `loom tune`'s collective sweep: seconds per call with
+/// every block Loom-to-Loom and with every block staged.
+struct CollPoint {
+  size_t block = 0;
+  double l2l = 0, staged = 0;
+};
+
+/// The crossover written as a profile's coll_min when Loom-to-Loom won at
+/// no block measured: never (LOOM_L2L_COLL_MIN's largest value, 1 TiB).
+inline constexpr size_t kCollNever = size_t(1) << 40;
+
+/// The smallest block from which Loom-to-Loom was at least as fast as
+/// staging at every larger block of @p points (any order; points with a
+/// time that is not a positive number are left out); kCollNever when it
+/// lost at the largest, 0 when nothing was measured.
+size_t coll_crossover(std::vector<CollPoint> points);
 
 /// @p bytes for people: "512 B", "4 KiB", "1.5 MiB".
 std::string format_bytes(double bytes);

@@ -9,7 +9,8 @@
 // own Loom segment how many blocks it announced by rendezvous: a silent
 // fallback to staging cannot pass for a pass (a rank's block to itself
 // is copied in place, never announced).  Run with LOOM_L2L_COLL_MIN=0
-// (every block Loom-to-Loom); with LOOM_L2L=0 it expects no rendezvous.
+// (every block Loom-to-Loom); with LOOM_L2L=0, or with the argument `none`
+// (a profile whose crossover says never), it expects no rendezvous.
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -38,7 +39,8 @@ bool env_off(const char *name) {
   for (auto &c : s) c = (char)std::tolower((unsigned char)c);
   return s == "0" || s == "no" || s == "off" || s == "false";
 }
-bool l2l_expected() { return !env_off("LOOM_L2L") && !env_off("LOOM_CMA"); }
+bool g_none = false;  // argument `none`: no block goes Loom-to-Loom
+bool l2l_expected() { return !g_none && !env_off("LOOM_L2L") && !env_off("LOOM_CMA"); }
 
 // This process's own segment: the /dev/shm/loom-* whose header names our
 // pid (other jobs may run beside this one).
@@ -269,6 +271,7 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  g_none = argc > 1 && std::string(argv[1]) == "none";
   g_segment = find_segment();
   if (l2l_expected() && g_size > 1)
     EXPECT_MSG(g_segment, "rank %d: no Loom segment of this process in /dev/shm", g_rank);

@@ -29,6 +29,7 @@ Profile sample() {
   p.bytes = {4096, 65536, 1048576};
   p.cells[(size_t)Scheme::staged] = {1e-6, 2e-6, 3e-5, 1e-6, 1.5e-6, 2e-5};
   p.cells[(size_t)Scheme::system] = {4e-6, 9e-6, NAN, 1e-6, 1e-6, 1e-5};
+  p.coll_min = 262144;
   return p;
 }
 
@@ -68,6 +69,7 @@ TEST(Profile, WrittenTextReadsBack) {
   EXPECT_TRUE(q.has(Scheme::staged));
   EXPECT_FALSE(q.has(Scheme::pipelined));
   EXPECT_DOUBLE_EQ(q.cell(Scheme::system, 1, 2), 1e-5);
+  EXPECT_EQ(q.coll_min, 262144);
   EXPECT_TRUE(std::isnan(q.cell(Scheme::system, 0, 2)));
   EXPECT_TRUE(std::isnan(q.cell(Scheme::pipelined, 0, 0)));
 }
@@ -91,6 +93,8 @@ TEST(Profile, MalformedTextsAreRefusedWithAReason) {
       {edited("1e-05", "-1e-05"), "neither a positive number"},
       {edited("1e-05", "1e-05, 1e-05"), "one time per grid.bytes"},
       {edited("\"schemes\": {", "\"schemes\": {\"pipelined\": [], "), "one row per grid.mean_run"},
+      {edited("\"coll_min\": 262144", "\"coll_min\": -1"), "coll_min is not a byte count"},
+      {edited("\"coll_min\": 262144", "\"coll_min\": \"256K\""), "coll_min is not a byte count"},
   };
   for (const Bad &b : bad) {
     Profile p;
@@ -98,6 +102,17 @@ TEST(Profile, MalformedTextsAreRefusedWithAReason) {
     EXPECT_FALSE(parse_profile(b.text, &p, &why)) << b.text;
     EXPECT_NE(why.find(b.why), std::string::npos) << "why: " << why << "\nexpected: " << b.why;
   }
+}
+
+TEST(Profile, CollMinIsOptional) {
+  Profile p = sample();
+  p.coll_min = 0;
+  Profile q;
+  std::string why;
+  const std::string text = profile_json(p);
+  EXPECT_EQ(text.find("coll_min"), std::string::npos);
+  ASSERT_TRUE(parse_profile(text, &q, &why)) << why;
+  EXPECT_EQ(q.coll_min, 0);
 }
 
 TEST(Profile, MissingFileIsRefused) {

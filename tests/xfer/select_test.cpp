@@ -178,3 +178,18 @@ TEST(Select, SchemeNamesParseBack) {
   EXPECT_EQ(format_bytes(4096), "4 KiB");
   EXPECT_EQ(format_bytes(1.5 * 1048576), "1.5 MiB");
 }
+
+TEST(CollCrossover, SmallestBlockFromWhichLoomToLoomKeepsWinning) {
+  // A loss at 64 KiB after a (noisy) win at 32 KiB: the crossover is above it.
+  std::vector<CollPoint> p = {{1 << 20, 1.0, 2.0},  {1 << 15, 1.0, 1.1}, {1 << 16, 1.2, 1.0},
+                              {1 << 18, 0.9, 1.0},  {1 << 17, 1.0, 1.0}};
+  EXPECT_EQ(coll_crossover(p), size_t(1) << 17);
+  // Winning everywhere: the smallest block measured.
+  EXPECT_EQ(coll_crossover({{4096, 1, 2}, {8192, 1, 2}}), 4096u);
+  // Losing at the largest block: never.
+  EXPECT_EQ(coll_crossover({{4096, 1, 2}, {8192, 3, 2}}), kCollNever);
+  // Unmeasured points are left out; nothing measured: 0.
+  EXPECT_EQ(coll_crossover({{4096, 1, 2}, {8192, NAN, 2}, {16384, 0, 1}}), 4096u);
+  EXPECT_EQ(coll_crossover({{4096, NAN, 2}}), 0u);
+  EXPECT_EQ(coll_crossover({}), 0u);
+}

@@ -9,6 +9,7 @@
 #include "harness.h"
 #include "p2p_harness.h"
 #include "p2p_report.h"
+#include "report.h"
 
 namespace loom_bench {
 
@@ -152,6 +153,106 @@ class FftCase : public CollCase {
   DualType send_, recv_;
   std::vector<int> ones_, sdispl_, rdispl_;
   std::vector<MPI_Datatype> stypes_, rtypes_;
+  Buf a_, b_, bexp_, sbuf_, rbuf_, rexp_;
+};
+
+// --------------------------------------------------------- vector alltoall
+// MPI_Alltoall of one vector type on both sides: each block is `block`
+// bytes of doubles in runs of `run` bytes every 2 * run, the blocks back to
+// back (the type resized to 2 * block).  Element k of rank p's block for
+// rank q holds mix64(p, q, k).  `loom tune` sweeps it beside FFT2D: runs
+// that staging packs at memory speed, where only the collective's size
+// pays for Loom-to-Loom's extra synchronisation.
+class VecAlltoallCase : public CollCase {
+ public:
+  VecAlltoallCase(MPI_Comm comm, size_t run, size_t block)
+      : comm_(comm), per_run_(run / 8), runs_(block / run) {
+    PMPI_Comm_rank(comm, &me_);
+    PMPI_Comm_size(comm, &P_);
+    if (per_run_ == 0 || runs_ == 0) throw TypeError("block smaller than a run of doubles");
+    block_ = runs_ * per_run_ * 8;
+    bytes = block_ * P_;
+    sizes = fmt::format("{} B runs every {} B, {} KiB blocks", per_run_ * 8, per_run_ * 16,
+                        block_ / 1024);
+    type_ = DualType::resized(DualType::vector(runs_, per_run_, 2 * per_run_, DualType::double_()),
+                              0, 2 * block_);
+    type_.commit();
+    plan = plan_string(type_.loom(), 1);
+    span_ = 2 * block_ * P_;
+    a_ = make_buf(span_);
+    b_ = make_buf(span_);
+    bexp_ = make_buf(span_);
+    sbuf_ = make_buf(bytes);
+    rbuf_ = make_buf(bytes);
+    rexp_ = make_buf(bytes);
+    std::memset(bexp_.get(), kSentinel, span_);
+    const size_t n = block_ / 8;
+    for (int q = 0; q < P_; ++q)
+      for (size_t k = 0; k < n; ++k) {
+        put(a_.get() + at(q, k), mix64(uint64_t(me_), uint64_t(q), k));
+        put(bexp_.get() + at(q, k), mix64(uint64_t(q), uint64_t(me_), k));
+        put(rexp_.get() + (q * n + k) * 8, mix64(uint64_t(q), uint64_t(me_), k));
+      }
+    hand_pack();  // what the bound sends
+  }
+
+  void run(int k) override {
+    const int blk = static_cast<int>(block_);
+    switch (k) {
+      case cLoom:
+        MPI_Alltoall(a_.get(), 1, type_.mpi(), b_.get(), 1, type_.mpi(), comm_);
+        break;
+      case cSys:
+        PMPI_Alltoall(a_.get(), 1, type_.mpi(), b_.get(), 1, type_.mpi(), comm_);
+        break;
+      case cHand:
+        hand_pack();
+        PMPI_Alltoall(sbuf_.get(), blk, MPI_BYTE, rbuf_.get(), blk, MPI_BYTE, comm_);
+        hand_unpack();
+        break;
+      default:
+        PMPI_Alltoall(sbuf_.get(), blk, MPI_BYTE, rbuf_.get(), blk, MPI_BYTE, comm_);
+        break;
+    }
+  }
+
+  void reset() override {
+    std::memset(b_.get(), kSentinel, span_);
+    std::memset(rbuf_.get(), kSentinel, bytes);
+  }
+
+  std::string check(int k) override {
+    std::string d = k == cBound ? compare(rbuf_.get(), rexp_.get(), bytes)
+                                : compare(b_.get(), bexp_.get(), span_);
+    if (!guard_ok(b_.get(), span_) || !guard_ok(rbuf_.get(), bytes))
+      d += std::string(d.empty() ? "" : "; ") + "wrote past the receive buffer";
+    return d;
+  }
+
+ private:
+  static void put(char *p, uint64_t v) { std::memcpy(p, &v, 8); }
+  // Byte offset of element k of the block for (or from) rank q.
+  size_t at(int q, size_t k) const {
+    return q * 2 * block_ + (k / per_run_) * per_run_ * 16 + (k % per_run_) * 8;
+  }
+  void hand_pack() {
+    char *s = sbuf_.get();
+    const size_t run = per_run_ * 8;
+    for (int q = 0; q < P_; ++q)
+      for (size_t r = 0; r < runs_; ++r, s += run) std::memcpy(s, a_.get() + at(q, r * per_run_), run);
+  }
+  void hand_unpack() {
+    const char *in = rbuf_.get();
+    const size_t run = per_run_ * 8;
+    for (int q = 0; q < P_; ++q)
+      for (size_t r = 0; r < runs_; ++r, in += run) std::memcpy(b_.get() + at(q, r * per_run_), in, run);
+  }
+
+  MPI_Comm comm_;
+  size_t per_run_, runs_;
+  int me_ = 0, P_ = 1;
+  size_t block_ = 0, span_ = 0;
+  DualType type_;
   Buf a_, b_, bexp_, sbuf_, rbuf_, rexp_;
 };
 
@@ -350,7 +451,7 @@ class HaloCase : public CollCase {
   Buf u0_, u_, uexp_, sbuf_, rbuf_, rexp_;
 };
 
-void run_coll_case(const CollDef &def, const CommTiming &opt, bool use_min,
+void run_coll_case(const CollDef &def, const CommTiming &opt, bool use_min, bool loom_only,
                    MPI_Comm comm, CommRow &row) {
   row.name = def.name;
   row.group = def.group;
@@ -384,7 +485,7 @@ void run_coll_case(const CollDef &def, const CommTiming &opt, bool use_min,
   CommOp ops[kCommContenders];
   std::vector<CommOp *> list;
   for (int k = 0; k < kCommContenders; ++k) {
-    ops[k].enabled = ok[k];
+    ops[k].enabled = ok[k] && (!loom_only || k == cLoom);
     ops[k].fn = [&cc, k] { cc->run(k); };
     list.push_back(&ops[k]);
   }
@@ -394,20 +495,32 @@ void run_coll_case(const CollDef &def, const CommTiming &opt, bool use_min,
 
 }  // namespace
 
+CollDef fft_case(int64_t n, bool w) {
+  CollDef d;
+  d.name = fmt::format("FFT2D {} {}", n, w ? "alltoallw" : "alltoall");
+  d.group = "FFT2D transpose";
+  d.make = [n, w](MPI_Comm comm, loom_bounds_rule) {
+    return std::unique_ptr<CollCase>(new FftCase(comm, n, w));
+  };
+  return d;
+}
+
+CollDef vector_alltoall_case(size_t run, size_t block) {
+  CollDef d;
+  d.name = "vec alltoall " + size_name(run) + " " + size_name(block);
+  d.group = "vector alltoall";
+  d.make = [run, block](MPI_Comm comm, loom_bounds_rule) {
+    return std::unique_ptr<CollCase>(new VecAlltoallCase(comm, run, block));
+  };
+  return d;
+}
+
 std::vector<CollDef> coll_cases(bool quick) {
   std::vector<CollDef> v;
   const std::vector<int64_t> ffts = quick ? std::vector<int64_t>{32} : std::vector<int64_t>{256, 1024};
   const std::vector<int64_t> halos = quick ? std::vector<int64_t>{12} : std::vector<int64_t>{64, 128};
   for (int64_t n : ffts)
-    for (bool w : {false, true}) {
-      CollDef d;
-      d.name = fmt::format("FFT2D {} {}", n, w ? "alltoallw" : "alltoall");
-      d.group = "FFT2D transpose";
-      d.make = [n, w](MPI_Comm comm, loom_bounds_rule) {
-        return std::unique_ptr<CollCase>(new FftCase(comm, n, w));
-      };
-      v.push_back(d);
-    }
+    for (bool w : {false, true}) v.push_back(fft_case(n, w));
   for (int64_t n : halos)
     for (int split = 0; split < 3; ++split) {
       CollDef d;
@@ -422,7 +535,7 @@ std::vector<CollDef> coll_cases(bool quick) {
 }
 
 int bench_coll(const std::vector<CollDef> &cases, const CommBenchArgs &a,
-               const RunInfo &run) {
+               const RunInfo &run, std::vector<CommRow> *rows) {
   int rank = 0, size = 1;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -445,10 +558,11 @@ int bench_coll(const std::vector<CollDef> &cases, const CommBenchArgs &a,
   for (size_t i = 0; i < cases.size(); ++i) {
     progress.start(i, cases[i].name);
     CommRow row;
-    run_coll_case(cases[i], opt, a.stat == "min", MPI_COMM_WORLD, row);
+    run_coll_case(cases[i], opt, a.stat == "min", a.loom_only, MPI_COMM_WORLD, row);
     t.rows.push_back(std::move(row));
   }
   progress.finish();
+  if (rows) *rows = t.rows;
   bool ok = true;
   if (rank == 0) {
     info.run.load_end = read_load_average();

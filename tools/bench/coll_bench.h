@@ -46,12 +46,21 @@ struct CollDef {
   std::function<std::unique_ptr<CollCase>(MPI_Comm comm, loom_bounds_rule rule)> make;
 };
 
+// The FFT2D transpose of an n x n complex matrix (Alltoall; Alltoallw
+// with w): blocks of (n / ranks)^2 * 16 bytes.
+CollDef fft_case(int64_t n, bool w);
+
+// MPI_Alltoall of a vector of doubles on both sides: runs of `run` bytes
+// every 2 * run, `block` bytes per peer.
+CollDef vector_alltoall_case(size_t run, size_t block);
+
 // FFT2D of 256^2 and 1024^2 (Alltoall, Alltoallw), halos of 64^3 and 128^3
 // split along x, y, z; with quick, 32^2 and 12^3.
 std::vector<CollDef> coll_cases(bool quick);
 
-// Runs the selected cases on MPI_COMM_WORLD and prints the table on rank 0.
+// Runs the selected cases on MPI_COMM_WORLD and prints the table on rank 0;
+// the rows (every rank) in *rows when given.
 int bench_coll(const std::vector<CollDef> &cases, const CommBenchArgs &args,
-               const RunInfo &run);
+               const RunInfo &run, std::vector<CommRow> *rows = nullptr);
 
 }  // namespace loom_bench

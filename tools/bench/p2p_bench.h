@@ -28,8 +28,8 @@ struct CommBenchArgs {
   bool list = false;
   bool plans = false;
   bool no_bw = false;    // p2p: round trips only
-  bool loom_only = false;  // p2p: time only the Loom contender (loom tune;
-                           // every contender is still verified)
+  bool loom_only = false;  // time only the Loom contender (loom tune; every
+                           // contender is still verified)
   bool sgrs = false;     // p2p: the SGRS vector test instead of the catalogue
   std::string stat = "median";
   ProgressMode progress = ProgressMode::kAuto;

@@ -7,19 +7,9 @@
 #include <fmt/format.h>
 
 #include "p2p_bench.h"
+#include "report.h"
 
 namespace loom_bench {
-
-namespace {
-
-std::string size_name(size_t b) {
-  if (b >= (size_t(1) << 20) && b % (size_t(1) << 20) == 0)
-    return fmt::format("{}MiB", b >> 20);
-  if (b >= 1024 && b % 1024 == 0) return fmt::format("{}KiB", b >> 10);
-  return fmt::format("{}B", b);
-}
-
-}  // namespace
 
 CaseDef vector_case(size_t block, size_t msg) {
   CaseDef d;

@@ -21,6 +21,13 @@ double ratio(const OpResult &a, const OpResult &b) {
 
 }  // namespace
 
+std::string size_name(size_t b) {
+  if (b >= (size_t(1) << 20) && b % (size_t(1) << 20) == 0)
+    return fmt::format("{}MiB", b >> 20);
+  if (b >= 1024 && b % 1024 == 0) return fmt::format("{}KiB", b >> 10);
+  return fmt::format("{}B", b);
+}
+
 std::string human_bytes(size_t b) {
   if (b >= (size_t(1) << 20)) return fmt::format("{:.2f} MiB", b / 1048576.0);
   if (b >= 1024) return fmt::format("{:.1f} KiB", b / 1024.0);

@@ -15,6 +15,7 @@ namespace loom_bench {
 
 // Formatting helpers shared by the pack, p2p and coll reports.
 std::string human_bytes(size_t b);           // "1.00 MiB", "3.0 KiB", "40 B"
+std::string size_name(size_t b);             // "8B", "4KiB", "16MiB": case names
 double geomean(const std::vector<double> &v);  // NAN when empty
 std::string num(double v, const char *spec);   // "n/a" for NAN
 

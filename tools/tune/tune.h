@@ -7,13 +7,17 @@
 // `mpiexec -n 2 env LD_PRELOAD=libloom-mpi.so LOOM_SCHEME=<scheme> loom tune
 // --worker FILE` per scheme and repeat, interleaving the schemes; each
 // worker runs the p2p ping-pong harness (tools/bench) with the Loom
-// contender only and writes its medians to FILE.
+// contender only and writes its medians to FILE.  Then the collective sweep
+// (`--worker FILE --coll`, LOOM_L2L_COLL_MIN forced to 0 and to 1T) finds
+// the block size from which Loom-to-Loom collectives win: the profile's
+// coll_min.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "bench/cases.h"
+#include "bench/coll_bench.h"
 
 namespace loom_tune {
 
@@ -25,6 +29,7 @@ struct TuneArgs {
   std::string mpiexec;     // the launcher; "" = this build's MPI's
   std::vector<std::string> schemes;  // to measure; empty = all
   std::string worker;      // internal: run as a worker writing this file
+  bool coll = false;       // internal: the worker measures the collective sweep
 };
 
 // A case of the sweep: a grid cell (run_index, bytes_index into the axes)
@@ -41,6 +46,10 @@ struct TuneGrid {
 TuneGrid tune_grid(bool quick);
 // The grid's vector cases (block <= message), then the DDTBench layouts.
 std::vector<TuneCase> tune_cases(bool quick);
+// The collective sweep: MPI_Alltoall of FFT2D transposes and of vectors,
+// blocks spanning the Loom-to-Loom collectives' crossover, each timed with
+// every block Loom-to-Loom and with none (LOOM_L2L_COLL_MIN 0 and 1T).
+std::vector<loom_bench::CollDef> tune_coll_cases(bool quick);
 
 // The driver: measures, writes the profile, reports.  Exit status.
 int run_tune(const TuneArgs &args, const std::vector<std::string> &command_line);

@@ -28,4 +28,20 @@ std::vector<TuneCase> tune_cases(bool quick) {
   return out;
 }
 
+std::vector<loom_bench::CollDef> tune_coll_cases(bool quick) {
+  // Two families, so that the crossover holds for both: FFT2D transposes
+  // (16-byte runs on the receive side) and vectors of 64-byte and 4 KiB
+  // runs on both sides (which staging packs at memory speed).  With 2
+  // ranks, blocks of 32 KiB to 4 MiB in steps of about 2x.
+  std::vector<loom_bench::CollDef> out;
+  const std::vector<int64_t> n = quick ? std::vector<int64_t>{32, 64}
+                                       : std::vector<int64_t>{90, 128, 180, 256, 362, 512, 724, 1024};
+  for (int64_t x : n) out.push_back(loom_bench::fft_case(x, false));
+  const std::vector<size_t> runs = quick ? std::vector<size_t>{4096} : std::vector<size_t>{64, 4096};
+  for (size_t run : runs)
+    for (size_t block = quick ? 16384 : 32768; block <= (quick ? 16384u : 4u << 20); block *= 2)
+      out.push_back(loom_bench::vector_alltoall_case(run, block));
+  return out;
+}
+
 }  // namespace loom_tune

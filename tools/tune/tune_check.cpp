@@ -124,4 +124,24 @@ bool print_tune_report(std::FILE *f, const std::vector<CaseTimes> &cases, const 
   return grid.within == grid.cells;
 }
 
+void print_coll_report(std::FILE *f, const std::vector<CollTimes> &cases, size_t coll_min) {
+  using loom::xfer::format_bytes;
+  fmt::print(f, "\ncollectives (MPI_Alltoall, microseconds per call, medians):\n");
+  fmt::print(f, "  {:<28} {:>10}  {:>12}  {:>10}  {:>6}\n", "case", "block", "Loom-to-Loom",
+             "staged", "ratio");
+  for (const CollTimes &c : cases) {
+    const loom::xfer::CollPoint &p = c.point;
+    fmt::print(f, "  {:<28} {:>10}  {:>12.1f}  {:>10.1f}  {:>6.2f}\n", c.name,
+               format_bytes((double)p.block), p.l2l * 1e6, p.staged * 1e6, p.l2l / p.staged);
+  }
+  if (coll_min == 0)
+    fmt::print(f, "coll_min: not measured (LOOM_L2L_COLL_MIN's default applies)\n");
+  else if (coll_min >= loom::xfer::kCollNever)
+    fmt::print(f, "coll_min: never (Loom-to-Loom lost at the largest block)\n");
+  else
+    fmt::print(f, "coll_min: {} (collectives go Loom-to-Loom from this block size: "
+               "from there on it won at every block measured)\n",
+               format_bytes((double)coll_min));
+}
+
 }  // namespace loom_tune

@@ -31,4 +31,14 @@ constexpr double kWithin = 1.05;
 bool print_tune_report(std::FILE *f, const std::vector<CaseTimes> &cases,
                        const loom::xfer::Profile &profile, const loom::xfer::Rules &rules);
 
+// One case of the collective sweep: its medians per block size.
+struct CollTimes {
+  std::string name;
+  loom::xfer::CollPoint point;
+};
+
+// Prints the collective sweep (per case: Loom-to-Loom, staged, their
+// ratio) and the crossover the profile holds (coll_min).
+void print_coll_report(std::FILE *f, const std::vector<CollTimes> &cases, size_t coll_min);
+
 }  // namespace loom_tune

@@ -21,6 +21,7 @@
 #include "info.h"
 #include "launch.h"
 #include "profile.hpp"
+#include "select.hpp"
 #include "settings.hpp"
 #include "tune.h"
 #include "tune_check.h"
@@ -32,14 +33,19 @@ using loom::xfer::kSchemeCount;
 using loom::xfer::Scheme;
 using nlohmann::json;
 
-// One worker run of @p scheme: its JSON, or null (and a message) on failure.
+// One worker run of @p scheme (with @p coll: the collective sweep, under
+// the extra environment @p env): its JSON, or null (and a message) on
+// failure.
 json run_worker(const TuneArgs &a, const std::string &scheme, const std::string &dropin,
-                const std::string &log) {
+                const std::string &log, bool coll = false,
+                const std::vector<std::string> &env = {}) {
   const std::string out = a.output + ".worker.json";
   std::remove(out.c_str());
   std::vector<std::string> args = {"tune", "--worker", out, "--budget", fmt::format("{}", a.budget)};
   if (a.quick) args.push_back("--quick");
-  const std::vector<std::string> argv = loom_cli::scheme_run_argv(a.mpiexec, dropin, scheme, args);
+  if (coll) args.push_back("--coll");
+  const std::vector<std::string> argv =
+      loom_cli::scheme_run_argv(a.mpiexec, dropin, scheme, args, env);
   const std::string cmd = loom_cli::join_command(argv);
   {
     std::ofstream l(log, std::ios::app);
@@ -158,6 +164,40 @@ int run_tune(const TuneArgs &args, const std::vector<std::string> &command_line)
     skipped.clear();
   }
 
+  // The collective sweep: every block Loom-to-Loom, and none, interleaved;
+  // the rules choose each block's scheme (no profile: the one being
+  // written may be read by neither run).
+  const char *coll_modes[2] = {"0", "1T"};  // LOOM_L2L_COLL_MIN
+  std::map<std::string, std::vector<double>> coll_samples[2];
+  std::map<std::string, size_t> coll_block;
+  for (int rep = 0; rep < a.repeats; ++rep)
+    for (int k = 0; k < 2; ++k) {
+      const int mode = (k + rep) % 2;
+      json j = run_worker(a, "auto", dropin, log, true,
+                          {std::string("LOOM_L2L_COLL_MIN=") + coll_modes[mode], "LOOM_PROFILE=none"});
+      if (j.is_null()) return 1;
+      for (const json &c : j["cases"]) {
+        const std::string cname = c["name"];
+        coll_block[cname] = c.value("block", size_t(0));
+        if (c.contains("seconds")) coll_samples[mode][cname].push_back(c["seconds"].get<double>());
+        else if (rep == 0)
+          fmt::print("collectives ({}): {}: {}\n", mode ? "staged" : "Loom-to-Loom", cname,
+                     c.value("error", std::string("?")));
+      }
+      fmt::print("  repeat {} of {}: collectives {} done\n", rep + 1, a.repeats,
+                 mode ? "staged" : "Loom-to-Loom");
+      std::fflush(stdout);
+    }
+  std::vector<CollTimes> coll_times;
+  std::vector<loom::xfer::CollPoint> coll_points;
+  for (const loom_bench::CollDef &c : tune_coll_cases(a.quick)) {
+    const auto b = coll_block.find(c.name);
+    if (b == coll_block.end()) continue;
+    coll_times.push_back({c.name, {b->second, median(coll_samples[0][c.name]),
+                                   median(coll_samples[1][c.name])}});
+    coll_points.push_back(coll_times.back().point);
+  }
+
   // The profile: the grid cells' medians.
   const TuneGrid grid = tune_grid(a.quick);
   loom::xfer::Profile p;
@@ -175,6 +215,7 @@ int run_tune(const TuneArgs &args, const std::vector<std::string> &command_line)
   p.machine.load[2] = load.fifteen;
   p.runs = grid.runs;
   p.bytes = grid.bytes;
+  p.coll_min = loom::xfer::coll_crossover(coll_points);
   std::vector<CaseTimes> times;
   for (const TuneCase &c : cases) {
     CaseTimes t;
@@ -209,6 +250,7 @@ int run_tune(const TuneArgs &args, const std::vector<std::string> &command_line)
     return 1;
   }
   const bool agree = print_tune_report(stdout, times, back, default_rules());
+  print_coll_report(stdout, coll_times, back.coll_min);
   fmt::print("load at end: {}\n", loom_bench::format_load(load, info.cores));
   fmt::print("profile written to {}{}\n", a.output,
              agree ? "" : "\nloom tune: FAILED: the profile read back does not reproduce the "

@@ -3,6 +3,7 @@
 // writes each case's median time per message and its layout facts.
 #include <mpi.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "bench/coll_bench.h"
 #include "bench/p2p_bench.h"
 #include "bench/p2p_report.h"
 #include "bench/run_meta.h"
@@ -68,6 +70,35 @@ json case_results(const std::vector<TuneCase> &cases, const std::vector<loom_ben
   return out;
 }
 
+// The collective sweep (every rank runs it; rank 0's rows are written).
+json coll_results(const TuneArgs &a, const std::vector<std::string> &command_line, int *rc) {
+  int size = 1;
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  loom_bench::CommBenchArgs b;
+  b.quick = a.quick;
+  b.budget = a.budget;
+  b.loom_only = true;
+  b.progress = loom_bench::ProgressMode::kQuiet;
+  const std::vector<loom_bench::CollDef> cases = tune_coll_cases(a.quick);
+  std::vector<loom_bench::CommRow> rows;
+  *rc = loom_bench::bench_coll(
+      cases, b, loom_bench::collect_run_info(LOOM_FLAVOR, a.quick, "median", command_line),
+      &rows);
+  json out = json::array();
+  for (const loom_bench::CommRow &r : rows) {
+    json c = {{"name", r.name}, {"block", r.bytes / (size_t)size}};
+    const double t = r.t_median[loom_bench::cLoom];
+    if (r.error.empty() && r.mismatches.empty() && std::isfinite(t))
+      c["seconds"] = t;
+    else
+      c["error"] = !r.error.empty() ? r.error
+                   : r.mismatches.empty() ? "not measured"
+                                          : "verification: " + r.mismatches.front();
+    out.push_back(c);
+  }
+  return out;
+}
+
 }  // namespace
 
 int run_tune_worker(const TuneArgs &a, const std::vector<std::string> &command_line) {
@@ -81,6 +112,10 @@ int run_tune_worker(const TuneArgs &a, const std::vector<std::string> &command_l
   if (!implemented) {
     if (rank == 0) fmt::print(stderr, "loom tune: libloom-mpi.so is not preloaded\n");
     rc = 2;
+  } else if (a.coll) {
+    out["available"] = true;
+    json cases = coll_results(a, command_line, &rc);
+    if (rank == 0) out["cases"] = cases;
   } else if (!listed(implemented, scheme)) {
     out["available"] = false;
     out["implemented"] = implemented;
