@@ -7,6 +7,8 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -22,6 +24,15 @@ namespace commtest {
 using namespace loomtest;
 
 inline bool is_mpich() { return std::strcmp(mpi_flavor(), "mpich") == 0; }
+
+// Whether environment variable `name` says off (0, no, off, false).
+inline bool env_off(const char *name) {
+  const char *v = std::getenv(name);
+  if (!v) return false;
+  std::string s(v);
+  for (auto &c : s) c = (char)std::tolower((unsigned char)c);
+  return s == "0" || s == "no" || s == "off" || s == "false";
+}
 
 // Whether a spec contains a node of kind k.
 inline bool any_kind(const TypeSpec &t, Kind k) {

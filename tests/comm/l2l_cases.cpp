@@ -27,13 +27,6 @@ int g_rank, g_size;
 constexpr int kCanary = -12345;
 constexpr size_t kRdv = 44;
 
-bool env_off(const char *name) {
-  const char *v = std::getenv(name);
-  if (!v) return false;
-  std::string s(v);
-  for (auto &c : s) c = (char)std::tolower((unsigned char)c);
-  return s == "0" || s == "no" || s == "off" || s == "false";
-}
 // Whether messages to a Loom peer are expected to travel as a rendezvous.
 bool l2l_expected() { return !env_off("LOOM_L2L") && !env_off("LOOM_CMA"); }
 

@@ -32,13 +32,6 @@ int g_rank, g_size;
 constexpr int kCanary = -12345;
 const Header *g_segment = nullptr;
 
-bool env_off(const char *name) {
-  const char *v = std::getenv(name);
-  if (!v) return false;
-  std::string s(v);
-  for (auto &c : s) c = (char)std::tolower((unsigned char)c);
-  return s == "0" || s == "no" || s == "off" || s == "false";
-}
 bool g_none = false;  // argument `none`: no block goes Loom-to-Loom
 bool l2l_expected() { return !g_none && !env_off("LOOM_L2L") && !env_off("LOOM_CMA"); }
 

@@ -15,6 +15,74 @@ namespace loom_bench {
 
 namespace {
 
+// ------------------------------------------------------------- all-to-all
+// What the all-to-all cases share: the contenders around one typed
+// MPI_Alltoall(w) of a local layout `a` into `b` (local bytes each), the hand
+// contender packing into `sbuf`, a contiguous byte Alltoall of `block`
+// bytes per peer, and unpacking from `rbuf`; the bound sends `sbuf` as it
+// is.  `bexp` and `rexp` hold what `b` and `rbuf` must hold afterwards.
+class AlltoallCase : public CollCase {
+ public:
+  void run(int k) override {
+    const int blk = static_cast<int>(block_);
+    switch (k) {
+      case cLoom:
+        typed(false);
+        break;
+      case cSys:
+        typed(true);
+        break;
+      case cHand:
+        hand_pack();
+        PMPI_Alltoall(sbuf_.get(), blk, MPI_BYTE, rbuf_.get(), blk, MPI_BYTE, comm_);
+        hand_unpack();
+        break;
+      default:
+        PMPI_Alltoall(sbuf_.get(), blk, MPI_BYTE, rbuf_.get(), blk, MPI_BYTE, comm_);
+        break;
+    }
+  }
+
+  void reset() override {
+    std::memset(b_.get(), kSentinel, local_);
+    std::memset(rbuf_.get(), kSentinel, bytes);
+  }
+
+  std::string check(int k) override {
+    std::string d = k == cBound ? compare(rbuf_.get(), rexp_.get(), bytes)
+                                : compare(b_.get(), bexp_.get(), local_);
+    if (!guard_ok(b_.get(), local_) || !guard_ok(rbuf_.get(), bytes))
+      d += std::string(d.empty() ? "" : "; ") + "wrote past the receive buffer";
+    return d;
+  }
+
+ protected:
+  explicit AlltoallCase(MPI_Comm comm) : comm_(comm) {
+    PMPI_Comm_rank(comm, &me_);
+    PMPI_Comm_size(comm, &P_);
+  }
+  // The buffers, once block_ and the local layout's bytes are known.
+  void allocate(size_t local) {
+    local_ = local;
+    bytes = block_ * P_;
+    a_ = make_buf(local);
+    b_ = make_buf(local);
+    bexp_ = make_buf(local);
+    sbuf_ = make_buf(bytes);
+    rbuf_ = make_buf(bytes);
+    rexp_ = make_buf(bytes);
+  }
+  // Loom's collective (system: the system's, PMPI_) with the types.
+  virtual void typed(bool system) = 0;
+  virtual void hand_pack() = 0;
+  virtual void hand_unpack() = 0;
+
+  MPI_Comm comm_;
+  int me_ = 0, P_ = 1;
+  size_t block_ = 0, local_ = 0;
+  Buf a_, b_, bexp_, sbuf_, rbuf_, rexp_;
+};
+
 // ------------------------------------------------------------------ FFT2D
 // N x N complex doubles (16 bytes), rows = N/P consecutive rows per rank.
 // Rank p sends rank q the rows x cols block (cols = N/P) of its columns
@@ -25,17 +93,14 @@ namespace {
 //              (extent rows*16: peer p's block starts at column p*rows)
 // The Alltoallw form uses vector(rows, cols, N, complex) unresized and the
 // same receive type, at byte displacements p*cols*16 and p*rows*16.
-class FftCase : public CollCase {
+class FftCase : public AlltoallCase {
  public:
-  FftCase(MPI_Comm comm, int64_t n, bool w) : comm_(comm), w_(w) {
-    PMPI_Comm_rank(comm, &me_);
-    PMPI_Comm_size(comm, &P_);
+  FftCase(MPI_Comm comm, int64_t n, bool w) : AlltoallCase(comm), w_(w) {
     N_ = n / P_ * P_;
     if (N_ == 0) throw TypeError("matrix smaller than the number of ranks");
     rows_ = cols_ = N_ / P_;
     block_ = static_cast<size_t>(rows_ * cols_ * 16);
-    const size_t local = static_cast<size_t>(rows_ * N_ * 16);
-    bytes = block_ * P_;
+    allocate(static_cast<size_t>(rows_ * N_ * 16));
     sizes = fmt::format("{}^2 complex doubles, {} rows per rank, {} KiB blocks",
                         N_, rows_, block_ / 1024);
 
@@ -59,12 +124,6 @@ class FftCase : public CollCase {
       rtypes_.push_back(recv_.mpi());
     }
 
-    a_ = make_buf(local);
-    b_ = make_buf(local);
-    bexp_ = make_buf(local);
-    sbuf_ = make_buf(bytes);
-    rbuf_ = make_buf(bytes);
-    rexp_ = make_buf(bytes);
     for (int64_t r = 0; r < rows_; ++r)
       for (int64_t c = 0; c < N_; ++c) elem(a_.get() + (r * N_ + c) * 16, me_ * rows_ + r, c);
     for (int64_t c = 0; c < cols_; ++c)
@@ -76,56 +135,23 @@ class FftCase : public CollCase {
     hand_pack();  // what the bound sends
   }
 
-  void run(int k) override {
-    const int blk = static_cast<int>(block_);
-    switch (k) {
-      case cLoom:
-        if (w_)
-          MPI_Alltoallw(a_.get(), ones_.data(), sdispl_.data(), stypes_.data(), b_.get(),
-                        ones_.data(), rdispl_.data(), rtypes_.data(), comm_);
-        else
-          MPI_Alltoall(a_.get(), 1, send_.mpi(), b_.get(), 1, recv_.mpi(), comm_);
-        break;
-      case cSys:
-        if (w_)
-          PMPI_Alltoallw(a_.get(), ones_.data(), sdispl_.data(), stypes_.data(), b_.get(),
-                         ones_.data(), rdispl_.data(), rtypes_.data(), comm_);
-        else
-          PMPI_Alltoall(a_.get(), 1, send_.mpi(), b_.get(), 1, recv_.mpi(), comm_);
-        break;
-      case cHand:
-        hand_pack();
-        PMPI_Alltoall(sbuf_.get(), blk, MPI_BYTE, rbuf_.get(), blk, MPI_BYTE, comm_);
-        hand_unpack();
-        break;
-      default:
-        PMPI_Alltoall(sbuf_.get(), blk, MPI_BYTE, rbuf_.get(), blk, MPI_BYTE, comm_);
-        break;
-    }
-  }
-
-  void reset() override {
-    std::memset(b_.get(), kSentinel, static_cast<size_t>(rows_ * N_ * 16));
-    std::memset(rbuf_.get(), kSentinel, bytes);
-  }
-
-  std::string check(int k) override {
-    const size_t local = static_cast<size_t>(rows_ * N_ * 16);
-    std::string d = k == cBound ? compare(rbuf_.get(), rexp_.get(), bytes)
-                                : compare(b_.get(), bexp_.get(), local);
-    if (!guard_ok(b_.get(), local) || !guard_ok(rbuf_.get(), bytes))
-      d += std::string(d.empty() ? "" : "; ") + "wrote past the receive buffer";
-    return d;
-  }
-
  private:
+  void typed(bool system) override {
+    auto w = system ? PMPI_Alltoallw : MPI_Alltoallw;
+    auto u = system ? PMPI_Alltoall : MPI_Alltoall;
+    if (w_)
+      w(a_.get(), ones_.data(), sdispl_.data(), stypes_.data(), b_.get(), ones_.data(),
+        rdispl_.data(), rtypes_.data(), comm_);
+    else
+      u(a_.get(), 1, send_.mpi(), b_.get(), 1, recv_.mpi(), comm_);
+  }
   static void elem(char *at, int64_t row, int64_t col) {
     const uint64_t v[2] = {mix64(uint64_t(row), uint64_t(col), 0),
                            mix64(uint64_t(row), uint64_t(col), 1)};
     std::memcpy(at, v, 16);
   }
   // Peer by peer, row by row: cols complex numbers per row.
-  void hand_pack() {
+  void hand_pack() override {
     const char *a = a_.get();
     char *s = sbuf_.get();
     const size_t run = static_cast<size_t>(cols_ * 16);
@@ -134,7 +160,7 @@ class FftCase : public CollCase {
         std::memcpy(s, a + (r * N_ + p * cols_) * 16, run);
   }
   // Transposed stores, in the received order.
-  void hand_unpack() {
+  void hand_unpack() override {
     const char *in = rbuf_.get();
     char *b = b_.get();
     for (int p = 0; p < P_; ++p)
@@ -145,15 +171,11 @@ class FftCase : public CollCase {
       }
   }
 
-  MPI_Comm comm_;
   bool w_;
-  int me_ = 0, P_ = 1;
   int64_t N_ = 0, rows_ = 0, cols_ = 0;
-  size_t block_ = 0;
   DualType send_, recv_;
   std::vector<int> ones_, sdispl_, rdispl_;
   std::vector<MPI_Datatype> stypes_, rtypes_;
-  Buf a_, b_, bexp_, sbuf_, rbuf_, rexp_;
 };
 
 // --------------------------------------------------------- vector alltoall
@@ -163,29 +185,20 @@ class FftCase : public CollCase {
 // rank q holds mix64(p, q, k).  `loom tune` sweeps it beside FFT2D: runs
 // that staging packs at memory speed, where only the collective's size
 // pays for Loom-to-Loom's extra synchronisation.
-class VecAlltoallCase : public CollCase {
+class VecAlltoallCase : public AlltoallCase {
  public:
   VecAlltoallCase(MPI_Comm comm, size_t run, size_t block)
-      : comm_(comm), per_run_(run / 8), runs_(block / run) {
-    PMPI_Comm_rank(comm, &me_);
-    PMPI_Comm_size(comm, &P_);
+      : AlltoallCase(comm), per_run_(run / 8), runs_(block / run) {
     if (per_run_ == 0 || runs_ == 0) throw TypeError("block smaller than a run of doubles");
     block_ = runs_ * per_run_ * 8;
-    bytes = block_ * P_;
+    allocate(2 * block_ * P_);
     sizes = fmt::format("{} B runs every {} B, {} KiB blocks", per_run_ * 8, per_run_ * 16,
                         block_ / 1024);
     type_ = DualType::resized(DualType::vector(runs_, per_run_, 2 * per_run_, DualType::double_()),
                               0, 2 * block_);
     type_.commit();
     plan = plan_string(type_.loom(), 1);
-    span_ = 2 * block_ * P_;
-    a_ = make_buf(span_);
-    b_ = make_buf(span_);
-    bexp_ = make_buf(span_);
-    sbuf_ = make_buf(bytes);
-    rbuf_ = make_buf(bytes);
-    rexp_ = make_buf(bytes);
-    std::memset(bexp_.get(), kSentinel, span_);
+    std::memset(bexp_.get(), kSentinel, local_);
     const size_t n = block_ / 8;
     for (int q = 0; q < P_; ++q)
       for (size_t k = 0; k < n; ++k) {
@@ -196,64 +209,33 @@ class VecAlltoallCase : public CollCase {
     hand_pack();  // what the bound sends
   }
 
-  void run(int k) override {
-    const int blk = static_cast<int>(block_);
-    switch (k) {
-      case cLoom:
-        MPI_Alltoall(a_.get(), 1, type_.mpi(), b_.get(), 1, type_.mpi(), comm_);
-        break;
-      case cSys:
-        PMPI_Alltoall(a_.get(), 1, type_.mpi(), b_.get(), 1, type_.mpi(), comm_);
-        break;
-      case cHand:
-        hand_pack();
-        PMPI_Alltoall(sbuf_.get(), blk, MPI_BYTE, rbuf_.get(), blk, MPI_BYTE, comm_);
-        hand_unpack();
-        break;
-      default:
-        PMPI_Alltoall(sbuf_.get(), blk, MPI_BYTE, rbuf_.get(), blk, MPI_BYTE, comm_);
-        break;
-    }
-  }
-
-  void reset() override {
-    std::memset(b_.get(), kSentinel, span_);
-    std::memset(rbuf_.get(), kSentinel, bytes);
-  }
-
-  std::string check(int k) override {
-    std::string d = k == cBound ? compare(rbuf_.get(), rexp_.get(), bytes)
-                                : compare(b_.get(), bexp_.get(), span_);
-    if (!guard_ok(b_.get(), span_) || !guard_ok(rbuf_.get(), bytes))
-      d += std::string(d.empty() ? "" : "; ") + "wrote past the receive buffer";
-    return d;
-  }
-
  private:
+  void typed(bool system) override {
+    (system ? PMPI_Alltoall : MPI_Alltoall)(a_.get(), 1, type_.mpi(), b_.get(), 1, type_.mpi(),
+                                            comm_);
+  }
   static void put(char *p, uint64_t v) { std::memcpy(p, &v, 8); }
   // Byte offset of element k of the block for (or from) rank q.
   size_t at(int q, size_t k) const {
     return q * 2 * block_ + (k / per_run_) * per_run_ * 16 + (k % per_run_) * 8;
   }
-  void hand_pack() {
+  void hand_pack() override {
     char *s = sbuf_.get();
     const size_t run = per_run_ * 8;
     for (int q = 0; q < P_; ++q)
-      for (size_t r = 0; r < runs_; ++r, s += run) std::memcpy(s, a_.get() + at(q, r * per_run_), run);
+      for (size_t r = 0; r < runs_; ++r, s += run)
+        std::memcpy(s, a_.get() + at(q, r * per_run_), run);
   }
-  void hand_unpack() {
+  void hand_unpack() override {
     const char *in = rbuf_.get();
     const size_t run = per_run_ * 8;
     for (int q = 0; q < P_; ++q)
-      for (size_t r = 0; r < runs_; ++r, in += run) std::memcpy(b_.get() + at(q, r * per_run_), in, run);
+      for (size_t r = 0; r < runs_; ++r, in += run)
+        std::memcpy(b_.get() + at(q, r * per_run_), in, run);
   }
 
-  MPI_Comm comm_;
   size_t per_run_, runs_;
-  int me_ = 0, P_ = 1;
-  size_t block_ = 0, span_ = 0;
   DualType type_;
-  Buf a_, b_, bexp_, sbuf_, rbuf_, rexp_;
 };
 
 // ------------------------------------------------------------------- halo
