@@ -29,12 +29,15 @@ struct Moving {
   int64_t slot = -1; // send side: the announced slot
 };
 
-// Every rank of comm decides alike (coll_peer); false: the old path.
+// Every rank of comm decides alike (coll_peer, the communicator's size);
+// false: the old path.  At most kCollSlots ranks: a rank announces one
+// block per peer, so the collectives' own slots suffice (l2l_segment.hpp;
+// a neighbourhood that repeats a peer may also take point-to-point ones).
 // Settled once per communicator: segments made before MPI_Init never
 // appear later, and stay until MPI_Finalize.
 bool all_peers(MPI_Comm comm, int size, int me) {
   const uint64_t key = comm_key(comm);
-  if (!enabled() || !key) return false;
+  if (!enabled() || !key || size > (int)kCollSlots) return false;
   static std::mutex mu;
   static auto *known = new std::unordered_map<uint64_t, bool>;
   {
@@ -184,7 +187,7 @@ int exchange(MPI_Comm comm, int size, int me, CollShape shape,
     }
     Rdv rdv;
     int w = world_rank(comm, send[i].peer);
-    while ((m.slot = post(m.side, scheme, w, -1, key, &rdv)) < 0) progress();
+    while ((m.slot = post(m.side, scheme, w, -1, key, &rdv, true)) < 0) progress();
     std::memcpy(sb.data + m.off, &rdv, kRdvBytes);
   }
   std::vector<int> sc(send.size()), rc(recv.size());

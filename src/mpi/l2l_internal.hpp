@@ -15,8 +15,10 @@ bool send_side(const void *buf, int count, MPI_Datatype dt, Side *s);
 // The Loom-to-Loom scheme for side s of type dt; false: not Loom-to-Loom.
 bool choose(MPI_Datatype dt, const Side &s, Scheme *out);
 // Claims and fills a slot for s to world rank w and publishes it; the RDV
-// to send in *rdv.  The slot index, or -1 (no slot, no layout).
-int64_t post(const Side &s, Scheme scheme, int w, int tag, uint64_t key, Rdv *rdv);
+// to send in *rdv.  `coll`: a collective's (kCollSlots first).  The slot
+// index, or -1 (no slot, no layout).
+int64_t post(const Side &s, Scheme scheme, int w, int tag, uint64_t key, Rdv *rdv,
+             bool coll = false);
 // Whether slot i streams (pipelined) and is not packed yet; its packing
 // (after the RDV left).  `park`: the sender's call completes after the
 // pack and progress() releases the slot once pulled (point-to-point);

@@ -21,6 +21,13 @@ namespace l2l {
 constexpr uint32_t kMagic = 0x4c4d5347;  // "LMSG"
 constexpr uint32_t kVersion = 1;
 constexpr uint32_t kSlots = 512;
+// The last kCollSlots slots are kept for collectives: a collective has
+// promised its RDVs to peers that are in the same call, so it waits for a
+// slot rather than fall back, and point-to-point sends whose receivers are
+// not posted yet (they may come after the collective) must not be able to
+// hold every slot.  A collective runs Loom-to-Loom only on communicators
+// of at most kCollSlots ranks (l2l_coll.cpp).
+constexpr uint32_t kCollSlots = 128;
 
 enum SlotState : uint32_t {
   kFree = 0,

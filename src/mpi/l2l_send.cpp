@@ -35,7 +35,8 @@ struct SendRec {
 };
 
 std::mutex g_mu;
-std::vector<uint32_t> *g_free = nullptr;  // free slot indices
+std::vector<uint32_t> *g_free = nullptr;       // free point-to-point slot indices
+std::vector<uint32_t> *g_coll_free = nullptr;  // free collective ones (kCollSlots)
 SendRec *g_recs = nullptr;                // kSlots of them
 std::atomic<int> g_parked{0};
 std::atomic<int> g_plain{0};  // announced plain messages not yet received
@@ -47,7 +48,8 @@ void init_locked() {
   if (g_free) return;
   g_recs = new SendRec[kSlots];
   g_free = new std::vector<uint32_t>();
-  for (uint32_t i = kSlots; i-- > 0;) g_free->push_back(i);
+  g_coll_free = new std::vector<uint32_t>();
+  for (uint32_t i = kSlots; i-- > 0;) (i >= kSlots - kCollSlots ? g_coll_free : g_free)->push_back(i);
   if (getrandom(g_rng, sizeof g_rng, 0) != (ssize_t)sizeof g_rng) {
     timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -85,7 +87,7 @@ void release_slot(uint32_t i) {
   r.plain = false;
   own()->slots[i].state.store(kFree, std::memory_order_release);
   std::lock_guard<std::mutex> g(g_mu);
-  g_free->push_back(i);
+  (i >= kSlots - kCollSlots ? g_coll_free : g_free)->push_back(i);
 }
 
 // The packed stream of the slot's message, in r.packed (allocated here).
@@ -214,16 +216,18 @@ int peer_dest(MPI_Comm comm, int dest, uint64_t *key) {
 }
 
 // A free slot addressed to world rank w on (key, tag), with a fresh token
-// and the next sequence number; not yet published.  -1: none free.
-int64_t take_slot(int w, int tag, uint64_t key) {
+// and the next sequence number; not yet published.  `coll`: from the
+// collectives' slots first.  -1: none free.
+int64_t take_slot(int w, int tag, uint64_t key, bool coll = false) {
   uint32_t i;
   uint64_t tok[2];
   {
     std::lock_guard<std::mutex> g(g_mu);
     init_locked();
-    if (g_free->empty()) return -1;
-    i = g_free->back();
-    g_free->pop_back();
+    std::vector<uint32_t> *from = coll && !g_coll_free->empty() ? g_coll_free : g_free;
+    if (from->empty()) return -1;
+    i = from->back();
+    from->pop_back();
     tok[0] = next_rand_locked();
     tok[1] = next_rand_locked();
   }
@@ -243,14 +247,23 @@ int64_t take_slot(int w, int tag, uint64_t key) {
 
 // Claims and fills a slot for side s to world rank w; publishes POSTED.
 // Returns the slot index or -1.
-int64_t post(const Side &s, Scheme scheme, int w, int tag, uint64_t key, Rdv *rdv) {
+int64_t post(const Side &s, Scheme scheme, int w, int tag, uint64_t key, Rdv *rdv, bool coll) {
+  // Pipelined needs a buffer to pack into; without one the receiver reads
+  // the layout itself (a slot without layout would say "one run").
+  loom::xfer::Buffer packed;
+  if (scheme == Scheme::pipelined && !(packed = staging_pool().acquire(s.bytes)).data)
+    scheme = Scheme::single_copy;
   std::shared_ptr<const Layout> lay;
   if (s.type && scheme != Scheme::pipelined && !(lay = local_layout(s.type))) return -1;
-  const int64_t at = take_slot(w, tag, key);
-  if (at < 0) return -1;
+  const int64_t at = take_slot(w, tag, key, coll);
+  if (at < 0) {
+    staging_pool().release(packed);
+    return -1;
+  }
   const uint32_t i = (uint32_t)at;
   SendRec &r = g_recs[i];
   r.side = s;
+  r.packed = packed;
   if (s.type) loom_type_ref(s.type);
   r.layout = lay;
   Slot &sl = own()->slots[i];
@@ -263,7 +276,7 @@ int64_t post(const Side &s, Scheme scheme, int w, int tag, uint64_t key, Rdv *rd
   sl.packed_addr = sl.push_addr = sl.push_len = 0;
   sl.packed_upto.store(0, std::memory_order_relaxed);
   sl.per_block = scheme == Scheme::per_block;
-  bool stream = scheme == Scheme::pipelined && (r.packed = staging_pool().acquire(s.bytes)).data;
+  const bool stream = scheme == Scheme::pipelined;
   if (stream) sl.packed_addr = reinterpret_cast<uint64_t>(r.packed.data);
   sl.state.store(stream ? kStreaming : kPosted, std::memory_order_release);
   *rdv = Rdv{kRdvMagic, kVersion, {sl.token[0], sl.token[1]}, my_world(), i, s.bytes, 0};
