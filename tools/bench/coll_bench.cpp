@@ -15,16 +15,15 @@ namespace loom_bench {
 
 namespace {
 
-// ------------------------------------------------------------- all-to-all
-// What the all-to-all cases share: the contenders around one typed
-// MPI_Alltoall(w) of a local layout `a` into `b` (local bytes each), the hand
-// contender packing into `sbuf`, a contiguous byte Alltoall of `block`
-// bytes per peer, and unpacking from `rbuf`; the bound sends `sbuf` as it
-// is.  `bexp` and `rexp` hold what `b` and `rbuf` must hold afterwards.
-class AlltoallCase : public CollCase {
+// ------------------------------------------------------------ block cases
+// What the cases of per-peer blocks share: the contenders around one typed
+// collective from a local layout `a` into `b`; the hand contender packing
+// into `sbuf`, the same collective over contiguous bytes (wire(): `block`
+// bytes per peer) into `rbuf`, and unpacking; the bound runs wire() alone.
+// `bexp` and `rexp` hold what `b` and `rbuf` must hold afterwards.
+class BlockCase : public CollCase {
  public:
   void run(int k) override {
-    const int blk = static_cast<int>(block_);
     switch (k) {
       case cLoom:
         typed(false);
@@ -34,52 +33,59 @@ class AlltoallCase : public CollCase {
         break;
       case cHand:
         hand_pack();
-        PMPI_Alltoall(sbuf_.get(), blk, MPI_BYTE, rbuf_.get(), blk, MPI_BYTE, comm_);
+        wire();
         hand_unpack();
         break;
       default:
-        PMPI_Alltoall(sbuf_.get(), blk, MPI_BYTE, rbuf_.get(), blk, MPI_BYTE, comm_);
+        wire();
         break;
     }
   }
 
   void reset() override {
-    std::memset(b_.get(), kSentinel, local_);
-    std::memset(rbuf_.get(), kSentinel, bytes);
+    std::memset(b_.get(), kSentinel, recv_local_);
+    std::memset(rbuf_.get(), kSentinel, rbytes_);
   }
 
   std::string check(int k) override {
-    std::string d = k == cBound ? compare(rbuf_.get(), rexp_.get(), bytes)
-                                : compare(b_.get(), bexp_.get(), local_);
-    if (!guard_ok(b_.get(), local_) || !guard_ok(rbuf_.get(), bytes))
+    std::string d = k == cBound ? compare(rbuf_.get(), rexp_.get(), rbytes_)
+                                : compare(b_.get(), bexp_.get(), recv_local_);
+    if (!guard_ok(b_.get(), recv_local_) || !guard_ok(rbuf_.get(), rbytes_))
       d += std::string(d.empty() ? "" : "; ") + "wrote past the receive buffer";
     return d;
   }
 
  protected:
-  explicit AlltoallCase(MPI_Comm comm) : comm_(comm) {
+  explicit BlockCase(MPI_Comm comm) : comm_(comm) {
     PMPI_Comm_rank(comm, &me_);
     PMPI_Comm_size(comm, &P_);
   }
-  // The buffers, once block_ and the local layout's bytes are known.
-  void allocate(size_t local) {
-    local_ = local;
-    bytes = block_ * P_;
-    a_ = make_buf(local);
-    b_ = make_buf(local);
-    bexp_ = make_buf(local);
+  // The buffers, once block_ is known: the local layouts' bytes, and the
+  // packed blocks sent and received.
+  void allocate(size_t send_local, size_t recv_local, size_t sblocks, size_t rblocks) {
+    recv_local_ = recv_local;
+    bytes = block_ * sblocks;
+    rbytes_ = block_ * rblocks;
+    a_ = make_buf(send_local);
+    b_ = make_buf(recv_local);
+    bexp_ = make_buf(recv_local);
     sbuf_ = make_buf(bytes);
-    rbuf_ = make_buf(bytes);
-    rexp_ = make_buf(bytes);
+    rbuf_ = make_buf(rbytes_);
+    rexp_ = make_buf(rbytes_);
   }
   // Loom's collective (system: the system's, PMPI_) with the types.
   virtual void typed(bool system) = 0;
+  // The collective over the packed blocks (default: Alltoall).
+  virtual void wire() {
+    const int blk = static_cast<int>(block_);
+    PMPI_Alltoall(sbuf_.get(), blk, MPI_BYTE, rbuf_.get(), blk, MPI_BYTE, comm_);
+  }
   virtual void hand_pack() = 0;
   virtual void hand_unpack() = 0;
 
   MPI_Comm comm_;
   int me_ = 0, P_ = 1;
-  size_t block_ = 0, local_ = 0;
+  size_t block_ = 0, recv_local_ = 0, rbytes_ = 0;
   Buf a_, b_, bexp_, sbuf_, rbuf_, rexp_;
 };
 
@@ -93,14 +99,15 @@ class AlltoallCase : public CollCase {
 //              (extent rows*16: peer p's block starts at column p*rows)
 // The Alltoallw form uses vector(rows, cols, N, complex) unresized and the
 // same receive type, at byte displacements p*cols*16 and p*rows*16.
-class FftCase : public AlltoallCase {
+class FftCase : public BlockCase {
  public:
-  FftCase(MPI_Comm comm, int64_t n, bool w) : AlltoallCase(comm), w_(w) {
+  FftCase(MPI_Comm comm, int64_t n, bool w) : BlockCase(comm), w_(w) {
     N_ = n / P_ * P_;
     if (N_ == 0) throw TypeError("matrix smaller than the number of ranks");
     rows_ = cols_ = N_ / P_;
     block_ = static_cast<size_t>(rows_ * cols_ * 16);
-    allocate(static_cast<size_t>(rows_ * N_ * 16));
+    const size_t local = static_cast<size_t>(rows_ * N_ * 16);
+    allocate(local, local, P_, P_);
     sizes = fmt::format("{}^2 complex doubles, {} rows per rank, {} KiB blocks",
                         N_, rows_, block_ / 1024);
 
@@ -178,62 +185,111 @@ class FftCase : public AlltoallCase {
   std::vector<MPI_Datatype> stypes_, rtypes_;
 };
 
-// --------------------------------------------------------- vector alltoall
-// MPI_Alltoall of one vector type on both sides: each block is `block`
-// bytes of doubles in runs of `run` bytes every 2 * run, the blocks back to
-// back (the type resized to 2 * block).  Element k of rank p's block for
-// rank q holds mix64(p, q, k).  `loom tune` sweeps it beside FFT2D: runs
-// that staging packs at memory speed, where only the collective's size
-// pays for Loom-to-Loom's extra synchronisation.
-class VecAlltoallCase : public AlltoallCase {
+// --------------------------------------------------------------- vectors
+// One vector type on both sides, blocks of `block` bytes of doubles in runs
+// of `run` bytes every 2 * run (the type resized to 2 * block, blocks back
+// to back), through MPI_Alltoall, MPI_Allgather, MPI_Gather or MPI_Bcast
+// (root 0).  Element k of the block rank p sends rank q holds
+// mix64(p, q, k) for Alltoall, mix64(p, 0, k) otherwise.  `loom tune`
+// sweeps the Alltoall beside FFT2D: runs that staging packs at memory
+// speed, where only the collective's size pays for Loom-to-Loom's extra
+// synchronisation.
+class VecCollCase : public BlockCase {
  public:
-  VecAlltoallCase(MPI_Comm comm, size_t run, size_t block)
-      : AlltoallCase(comm), per_run_(run / 8), runs_(block / run) {
+  VecCollCase(MPI_Comm comm, VecColl op, size_t run, size_t block)
+      : BlockCase(comm), op_(op), per_run_(run / 8), runs_(block / run) {
     if (per_run_ == 0 || runs_ == 0) throw TypeError("block smaller than a run of doubles");
     block_ = runs_ * per_run_ * 8;
-    allocate(2 * block_ * P_);
+    const size_t ns = op_ == VecColl::alltoall ? P_ : 1;
+    const size_t nr = op_ == VecColl::bcast ? 1 : P_;
+    allocate(2 * block_ * ns, 2 * block_ * nr, ns, nr);
     sizes = fmt::format("{} B runs every {} B, {} KiB blocks", per_run_ * 8, per_run_ * 16,
                         block_ / 1024);
     type_ = DualType::resized(DualType::vector(runs_, per_run_, 2 * per_run_, DualType::double_()),
                               0, 2 * block_);
     type_.commit();
     plan = plan_string(type_.loom(), 1);
-    std::memset(bexp_.get(), kSentinel, local_);
+    std::memset(bexp_.get(), kSentinel, recv_local_);
+    std::memset(rexp_.get(), kSentinel, rbytes_);
     const size_t n = block_ / 8;
-    for (int q = 0; q < P_; ++q)
+    const bool to_each = op_ == VecColl::alltoall;
+    for (size_t q = 0; q < ns; ++q)
+      for (size_t k = 0; k < n; ++k)
+        put(a_.get() + at(q, k), mix64(uint64_t(me_), to_each ? q : 0, k));
+    for (size_t i = 0; i < nr; ++i) {
+      if (!receives()) break;
+      const uint64_t from = op_ == VecColl::bcast ? 0 : i;
       for (size_t k = 0; k < n; ++k) {
-        put(a_.get() + at(q, k), mix64(uint64_t(me_), uint64_t(q), k));
-        put(bexp_.get() + at(q, k), mix64(uint64_t(q), uint64_t(me_), k));
-        put(rexp_.get() + (q * n + k) * 8, mix64(uint64_t(q), uint64_t(me_), k));
+        const uint64_t v = mix64(from, to_each ? uint64_t(me_) : 0, k);
+        put(bexp_.get() + at(i, k), v);
+        put(rexp_.get() + (i * n + k) * 8, v);
       }
+    }
     hand_pack();  // what the bound sends
   }
 
  private:
+  // Whether this rank receives anything (Gather: the root; Bcast: the others).
+  bool receives() const {
+    return op_ == VecColl::gather ? me_ == 0 : op_ == VecColl::bcast ? me_ != 0 : true;
+  }
   void typed(bool system) override {
-    (system ? PMPI_Alltoall : MPI_Alltoall)(a_.get(), 1, type_.mpi(), b_.get(), 1, type_.mpi(),
-                                            comm_);
+    MPI_Datatype t = type_.mpi();
+    switch (op_) {
+      case VecColl::alltoall:
+        (system ? PMPI_Alltoall : MPI_Alltoall)(a_.get(), 1, t, b_.get(), 1, t, comm_);
+        break;
+      case VecColl::allgather:
+        (system ? PMPI_Allgather : MPI_Allgather)(a_.get(), 1, t, b_.get(), 1, t, comm_);
+        break;
+      case VecColl::gather:
+        (system ? PMPI_Gather : MPI_Gather)(a_.get(), 1, t, b_.get(), 1, t, 0, comm_);
+        break;
+      case VecColl::bcast:
+        (system ? PMPI_Bcast : MPI_Bcast)(me_ == 0 ? a_.get() : b_.get(), 1, t, 0, comm_);
+        break;
+    }
+  }
+  void wire() override {
+    const int blk = static_cast<int>(block_);
+    char *s = sbuf_.get(), *r = rbuf_.get();
+    switch (op_) {
+      case VecColl::alltoall:
+        BlockCase::wire();
+        break;
+      case VecColl::allgather:
+        PMPI_Allgather(s, blk, MPI_BYTE, r, blk, MPI_BYTE, comm_);
+        break;
+      case VecColl::gather:
+        PMPI_Gather(s, blk, MPI_BYTE, r, blk, MPI_BYTE, 0, comm_);
+        break;
+      case VecColl::bcast:
+        PMPI_Bcast(me_ == 0 ? s : r, blk, MPI_BYTE, 0, comm_);
+        break;
+    }
   }
   static void put(char *p, uint64_t v) { std::memcpy(p, &v, 8); }
-  // Byte offset of element k of the block for (or from) rank q.
-  size_t at(int q, size_t k) const {
+  // Byte offset of element k of local block q.
+  size_t at(size_t q, size_t k) const {
     return q * 2 * block_ + (k / per_run_) * per_run_ * 16 + (k % per_run_) * 8;
   }
   void hand_pack() override {
     char *s = sbuf_.get();
-    const size_t run = per_run_ * 8;
-    for (int q = 0; q < P_; ++q)
+    const size_t run = per_run_ * 8, blocks = bytes / block_;
+    for (size_t q = 0; q < blocks; ++q)
       for (size_t r = 0; r < runs_; ++r, s += run)
         std::memcpy(s, a_.get() + at(q, r * per_run_), run);
   }
   void hand_unpack() override {
+    if (!receives()) return;
     const char *in = rbuf_.get();
-    const size_t run = per_run_ * 8;
-    for (int q = 0; q < P_; ++q)
+    const size_t run = per_run_ * 8, blocks = rbytes_ / block_;
+    for (size_t q = 0; q < blocks; ++q)
       for (size_t r = 0; r < runs_; ++r, in += run)
         std::memcpy(b_.get() + at(q, r * per_run_), in, run);
   }
 
+  VecColl op_;
   size_t per_run_, runs_;
   DualType type_;
 };
@@ -487,12 +543,13 @@ CollDef fft_case(int64_t n, bool w) {
   return d;
 }
 
-CollDef vector_alltoall_case(size_t run, size_t block) {
+CollDef vector_coll_case(VecColl op, size_t run, size_t block) {
+  static const char *const names[] = {"alltoall", "allgather", "gather", "bcast"};
   CollDef d;
-  d.name = "vec alltoall " + size_name(run) + " " + size_name(block);
-  d.group = "vector alltoall";
-  d.make = [run, block](MPI_Comm comm, loom_bounds_rule) {
-    return std::unique_ptr<CollCase>(new VecAlltoallCase(comm, run, block));
+  d.name = std::string("vec ") + names[(int)op] + " " + size_name(run) + " " + size_name(block);
+  d.group = op == VecColl::alltoall ? "vector alltoall" : "vector rooted, allgather";
+  d.make = [op, run, block](MPI_Comm comm, loom_bounds_rule) {
+    return std::unique_ptr<CollCase>(new VecCollCase(comm, op, run, block));
   };
   return d;
 }
@@ -513,6 +570,11 @@ std::vector<CollDef> coll_cases(bool quick) {
       };
       v.push_back(d);
     }
+  // Vectors of 64-byte runs through the rooted collectives and Allgather.
+  const std::vector<size_t> blocks = quick ? std::vector<size_t>{16384}
+                                           : std::vector<size_t>{262144, 1048576};
+  for (VecColl op : {VecColl::bcast, VecColl::gather, VecColl::allgather})
+    for (size_t b : blocks) v.push_back(vector_coll_case(op, 64, b));
   return v;
 }
 

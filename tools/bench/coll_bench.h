@@ -8,9 +8,12 @@
 //   halo   the face exchange of a 3D stencil ((n+2)^3 doubles with one ghost
 //          layer) with MPI_Neighbor_alltoallw of subarray faces on a
 //          cartesian communicator split along x, y or z (x faces are runs of
-//          n doubles, z faces single doubles).
+//          n doubles, z faces single doubles);
+//   vector MPI_Bcast, MPI_Gather and MPI_Allgather (and, for loom tune,
+//          MPI_Alltoall) of one vector type on both sides.
 // The hand contender packs into a contiguous buffer, calls the contiguous
-// collective (PMPI_Alltoall / PMPI_Neighbor_alltoall) and unpacks.
+// collective (PMPI_Alltoall / PMPI_Neighbor_alltoall / the same rooted
+// collective) and unpacks.
 #pragma once
 
 #include <mpi.h>
@@ -50,12 +53,15 @@ struct CollDef {
 // with w): blocks of (n / ranks)^2 * 16 bytes.
 CollDef fft_case(int64_t n, bool w);
 
-// MPI_Alltoall of a vector of doubles on both sides: runs of `run` bytes
-// every 2 * run, `block` bytes per peer.
-CollDef vector_alltoall_case(size_t run, size_t block);
+// A collective of a vector of doubles on both sides: runs of `run` bytes
+// every 2 * run, `block` bytes per peer (root 0).
+enum class VecColl { alltoall, allgather, gather, bcast };
+CollDef vector_coll_case(VecColl op, size_t run, size_t block);
 
 // FFT2D of 256^2 and 1024^2 (Alltoall, Alltoallw), halos of 64^3 and 128^3
-// split along x, y, z; with quick, 32^2 and 12^3.
+// split along x, y, z, and Bcast, Gather and Allgather of vectors with
+// 64-byte runs in 256 KiB and 1 MiB blocks; with quick, 32^2, 12^3 and
+// 16 KiB blocks.
 std::vector<CollDef> coll_cases(bool quick);
 
 // Runs the selected cases on MPI_COMM_WORLD and prints the table on rank 0;

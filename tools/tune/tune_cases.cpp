@@ -40,7 +40,7 @@ std::vector<loom_bench::CollDef> tune_coll_cases(bool quick) {
   const std::vector<size_t> runs = quick ? std::vector<size_t>{4096} : std::vector<size_t>{64, 4096};
   for (size_t run : runs)
     for (size_t block = quick ? 16384 : 32768; block <= (quick ? 16384u : 4u << 20); block *= 2)
-      out.push_back(loom_bench::vector_alltoall_case(run, block));
+      out.push_back(loom_bench::vector_coll_case(loom_bench::VecColl::alltoall, run, block));
   return out;
 }
 
