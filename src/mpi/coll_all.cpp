@@ -17,7 +17,7 @@ namespace {
 // read from this rank's own receive block, which stays as it is.
 int allgather_l2l(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                   bool v, const int *rcounts, const int *displs, MPI_Datatype rtype,
-                  MPI_Comm comm) {
+                  MPI_Comm comm, MPI_Request *req) {
   Intra in;
   if (!in.open(comm) || (v && (!rcounts || !displs))) return kFallback;
   if (!v && !l2l::coll_block_may_fit(rcount, rtype)) return kFallback;
@@ -35,17 +35,10 @@ int allgather_l2l(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
     sb.back().peer = in_place && (size_t)i == me ? MPI_PROC_NULL : i;
   }
   if (in_place) rb[me].peer = MPI_PROC_NULL;
+  const l2l::CollShape shape = v ? l2l::CollShape::v : l2l::CollShape::uniform;
   return l2l::exchange(
-      comm, in.size, in.rank, v ? l2l::CollShape::v : l2l::CollShape::uniform, sb, rb,
-      [&](char *s, const int *sc, const MPI_Aint *sa, char *r, const int *rc,
-          const MPI_Aint *ra) {
-        if (!v)
-          return PMPI_Alltoall(s, (int)l2l::kRdvBytes, MPI_BYTE, r, (int)l2l::kRdvBytes,
-                               MPI_BYTE, comm);
-        std::vector<int> sd = l2l::int_displs(sa, sb.size()), rd = l2l::int_displs(ra, rb.size());
-        return PMPI_Alltoallv(s, sc, sd.data(), MPI_BYTE, r, rc, rd.data(), MPI_BYTE, comm);
-      },
-      true);
+      comm, in.size, in.rank, shape, sb, rb,
+      [&](const l2l::WireArgs &a) { return l2l::alltoall_wire(shape, comm, a); }, true, req);
 }
 
 // Allgather and Allgatherv: one send block, one receive block per rank.
@@ -67,8 +60,9 @@ int allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int 
   const bool in_place = sbuf == MPI_IN_PLACE;
   // Loom-to-Loom first, contiguous types too: every rank must take the
   // same path, whatever its own types are.
-  if (!req && l2l::coll_possible(comm)) {
-    int rc = allgather_l2l(sbuf, scount, stype, rbuf, rcount, v, rcounts, displs, rtype, comm);
+  if (l2l::coll_possible(comm)) {
+    int rc = allgather_l2l(sbuf, scount, stype, rbuf, rcount, v, rcounts, displs, rtype, comm,
+                           req);
     if (rc != kFallback) return rc;
   }
   if ((in_place || known_pass(stype)) && known_pass(rtype)) return unchanged();
@@ -96,12 +90,13 @@ int allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int 
                          R.type(rtype)));
 }
 
-// The blocking all-to-alls between Loom processes (l2l_coll.hpp), over the
-// same system collective in bytes; kFallback when they do not apply.
+// The all-to-alls between Loom processes (l2l_coll.hpp), over the same
+// system collective in bytes; kFallback when they do not apply.
 int alltoall_l2l(Variant var, const void *sbuf, int scount, const int *scounts,
                  const int *sdispls, MPI_Datatype stype, const MPI_Datatype *stypes,
                  void *rbuf, int rcount, const int *rcounts, const int *rdispls,
-                 MPI_Datatype rtype, const MPI_Datatype *rtypes, MPI_Comm comm) {
+                 MPI_Datatype rtype, const MPI_Datatype *rtypes, MPI_Comm comm,
+                 MPI_Request *req) {
   Intra in;
   if (!in.open(comm)) return kFallback;
   if (var != Variant::uniform && (!scounts || !sdispls || !rcounts || !rdispls))
@@ -116,24 +111,12 @@ int alltoall_l2l(Variant var, const void *sbuf, int scount, const int *scounts,
                             rtypes),
                   nullptr, &rb))
     return kFallback;
-  std::vector<MPI_Datatype> bytes((size_t)in.size, MPI_BYTE);
   const l2l::CollShape shape = var == Variant::uniform ? l2l::CollShape::uniform
                                : var == Variant::v     ? l2l::CollShape::v
                                                        : l2l::CollShape::w;
-  return l2l::exchange(comm, in.size, in.rank, shape, sb, rb,
-                       [&](char *s, const int *sc, const MPI_Aint *sa, char *r,
-                           const int *rc, const MPI_Aint *ra) {
-                         if (shape == l2l::CollShape::uniform)
-                           return PMPI_Alltoall(s, (int)l2l::kRdvBytes, MPI_BYTE, r,
-                                                (int)l2l::kRdvBytes, MPI_BYTE, comm);
-                         std::vector<int> sd = l2l::int_displs(sa, sb.size()),
-                                          rd = l2l::int_displs(ra, rb.size());
-                         if (shape == l2l::CollShape::v)
-                           return PMPI_Alltoallv(s, sc, sd.data(), MPI_BYTE, r, rc, rd.data(),
-                                                 MPI_BYTE, comm);
-                         return PMPI_Alltoallw(s, sc, sd.data(), bytes.data(), r, rc,
-                                               rd.data(), bytes.data(), comm);
-                       });
+  return l2l::exchange(
+      comm, in.size, in.rank, shape, sb, rb,
+      [&](const l2l::WireArgs &a) { return l2l::alltoall_wire(shape, comm, a); }, false, req);
 }
 
 // Alltoall, Alltoallv and Alltoallw: one send and one receive block per
@@ -165,9 +148,9 @@ int alltoall(Variant var, const void *sbuf, int scount, const int *scounts,
   const bool in_place = sbuf == MPI_IN_PLACE;
   // Loom-to-Loom first, contiguous types too: every rank must take the
   // same path, whatever its own types are.
-  if (!req && !in_place && l2l::coll_possible(comm)) {
+  if (!in_place && l2l::coll_possible(comm)) {
     int rc = alltoall_l2l(var, sbuf, scount, scounts, sdispls, stype, stypes, rbuf, rcount,
-                          rcounts, rdispls, rtype, rtypes, comm);
+                          rcounts, rdispls, rtype, rtypes, comm, req);
     if (rc != kFallback) return rc;
   }
   // The w form's type arrays are as long as the group: the fast path needs

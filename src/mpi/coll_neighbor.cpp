@@ -109,33 +109,24 @@ int neighbor_l2l(Variant var, const void *sbuf, int scount, const int *scounts,
                             rtypes),
                   srcs.data(), &rb))
     return kFallback;
-  std::vector<MPI_Datatype> sbytes((size_t)outdeg + 1, MPI_BYTE),
-      rbytes((size_t)indeg + 1, MPI_BYTE);
-  std::vector<int> sd((size_t)outdeg + 1), rd((size_t)indeg + 1);
   const l2l::CollShape shape = !v ? l2l::CollShape::uniform
                                : !w ? l2l::CollShape::v
                                     : l2l::CollShape::w;
-  return l2l::exchange(comm, in.size, in.rank, shape, sb, rb,
-                       [&](char *s, const int *sc, const MPI_Aint *sa, char *r,
-                           const int *rc, const MPI_Aint *ra) {
-                         if (shape == l2l::CollShape::uniform)
-                           return PMPI_Neighbor_alltoall(s, (int)l2l::kRdvBytes, MPI_BYTE, r,
-                                                         (int)l2l::kRdvBytes, MPI_BYTE, comm);
-                         if (shape == l2l::CollShape::v) {
-                           for (int i = 0; i < outdeg; ++i) sd[(size_t)i] = (int)sa[i];
-                           for (int i = 0; i < indeg; ++i) rd[(size_t)i] = (int)ra[i];
-                           return PMPI_Neighbor_alltoallv(s, sc, sd.data(), MPI_BYTE, r, rc,
-                                                          rd.data(), MPI_BYTE, comm);
-                         }
+  return l2l::exchange(comm, in.size, in.rank, shape, sb, rb, [&](const l2l::WireArgs &a) {
+    const int rdv = (int)l2l::kRdvBytes;
+    if (shape == l2l::CollShape::uniform)
+      return PMPI_Neighbor_alltoall(a.sbuf, rdv, MPI_BYTE, a.rbuf, rdv, MPI_BYTE, comm);
+    if (shape == l2l::CollShape::v)
+      return PMPI_Neighbor_alltoallv(a.sbuf, a.scounts, a.sdispls, MPI_BYTE, a.rbuf, a.rcounts,
+                                     a.rdispls, MPI_BYTE, comm);
 #if LOOM_NEIGHBOR_W_DEGREE_FIX
-                         if (indeg != outdeg)
-                           return neighbor_alltoallw_c(s, sc, sa, sbytes.data(), r, rc, ra,
-                                                       rbytes.data(), outdeg, indeg, comm,
-                                                       nullptr);
+    if (indeg != outdeg)
+      return neighbor_alltoallw_c(a.sbuf, a.scounts, a.sadispls, a.bytes, a.rbuf, a.rcounts,
+                                  a.radispls, a.bytes, outdeg, indeg, comm, nullptr);
 #endif
-                         return PMPI_Neighbor_alltoallw(s, sc, sa, sbytes.data(), r, rc, ra,
-                                                        rbytes.data(), comm);
-                       });
+    return PMPI_Neighbor_alltoallw(a.sbuf, a.scounts, a.sadispls, a.bytes, a.rbuf, a.rcounts,
+                                   a.radispls, a.bytes, comm);
+  });
 }
 
 // Neighbor_alltoall(v,w): one send block per destination, one receive block

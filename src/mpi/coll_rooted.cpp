@@ -24,15 +24,34 @@ l2l::CollBlock one_block(int peer, const void *buf, int count, MPI_Datatype type
   return l2l::CollBlock{peer, (uintptr_t)buf, count, type};
 }
 
-int scatter_wire(const char *s, const int *sc, const MPI_Aint *sa, size_t n, char *r,
-                 const int *rc, bool v, int root, MPI_Comm comm) {
+// Scatter(v) of the wire: RDVs (uniform) or bytes; nonblocking with a.req.
+int scatter_wire(const l2l::WireArgs &a, bool v, int root, MPI_Comm comm) {
   const int rdv = (int)l2l::kRdvBytes;
-  if (!v) return PMPI_Scatter(s, rdv, MPI_BYTE, r, rdv, MPI_BYTE, root, comm);
-  std::vector<int> sd = l2l::int_displs(sa, n);
-  return PMPI_Scatterv(s, sc, sd.data(), MPI_BYTE, r, rc[0], MPI_BYTE, root, comm);
+  MPI_Request *q = a.req;
+  if (!v)
+    return q ? PMPI_Iscatter(a.sbuf, rdv, MPI_BYTE, a.rbuf, rdv, MPI_BYTE, root, comm, q)
+             : PMPI_Scatter(a.sbuf, rdv, MPI_BYTE, a.rbuf, rdv, MPI_BYTE, root, comm);
+  return q ? PMPI_Iscatterv(a.sbuf, a.scounts, a.sdispls, MPI_BYTE, a.rbuf, a.rcounts[0],
+                            MPI_BYTE, root, comm, q)
+           : PMPI_Scatterv(a.sbuf, a.scounts, a.sdispls, MPI_BYTE, a.rbuf, a.rcounts[0],
+                           MPI_BYTE, root, comm);
 }
 
-int bcast_l2l(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+// Gather(v) of the wire, likewise.
+int gather_wire(const l2l::WireArgs &a, bool v, int root, MPI_Comm comm) {
+  const int rdv = (int)l2l::kRdvBytes;
+  MPI_Request *q = a.req;
+  if (!v)
+    return q ? PMPI_Igather(a.sbuf, rdv, MPI_BYTE, a.rbuf, rdv, MPI_BYTE, root, comm, q)
+             : PMPI_Gather(a.sbuf, rdv, MPI_BYTE, a.rbuf, rdv, MPI_BYTE, root, comm);
+  return q ? PMPI_Igatherv(a.sbuf, a.scounts[0], MPI_BYTE, a.rbuf, a.rcounts, a.rdispls,
+                           MPI_BYTE, root, comm, q)
+           : PMPI_Gatherv(a.sbuf, a.scounts[0], MPI_BYTE, a.rbuf, a.rcounts, a.rdispls,
+                          MPI_BYTE, root, comm);
+}
+
+int bcast_l2l(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+              MPI_Request *req) {
   Intra in;
   if (!in.open(comm) || root < 0 || root >= in.size) return kFallback;
   if (!l2l::coll_block_may_fit(count, type)) return kFallback;
@@ -43,15 +62,12 @@ int bcast_l2l(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm) 
       sb.push_back(one_block(i == root ? MPI_PROC_NULL : i, buf, count, type));
   return l2l::exchange(
       comm, in.size, in.rank, l2l::CollShape::uniform, sb, rb,
-      [&](char *s, const int *sc, const MPI_Aint *sa, char *r, const int *rc, const MPI_Aint *) {
-        return scatter_wire(s, sc, sa, sb.size(), r, rc, false, root, comm);
-      },
-      true);
+      [&](const l2l::WireArgs &a) { return scatter_wire(a, false, root, comm); }, true, req);
 }
 
 int gather_l2l(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                bool v, const int *rcounts, const int *displs, MPI_Datatype rtype, int root,
-               MPI_Comm comm) {
+               MPI_Comm comm, MPI_Request *req) {
   Intra in;
   if (!in.open(comm) || root < 0 || root >= in.size) return kFallback;
   const bool at_root = in.rank == root;
@@ -69,22 +85,14 @@ int gather_l2l(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int
       return kFallback;
     if (in_place) rb[(size_t)root].peer = MPI_PROC_NULL;
   }
-  return l2l::exchange(comm, in.size, in.rank, v ? l2l::CollShape::v : l2l::CollShape::uniform,
-                       sb, rb,
-                       [&](char *s, const int *sc, const MPI_Aint *, char *r, const int *rc,
-                           const MPI_Aint *ra) {
-                         const int rdv = (int)l2l::kRdvBytes;
-                         if (!v)
-                           return PMPI_Gather(s, rdv, MPI_BYTE, r, rdv, MPI_BYTE, root, comm);
-                         std::vector<int> rd = l2l::int_displs(ra, rb.size());
-                         return PMPI_Gatherv(s, sc[0], MPI_BYTE, r, rc, rd.data(), MPI_BYTE,
-                                             root, comm);
-                       });
+  return l2l::exchange(
+      comm, in.size, in.rank, v ? l2l::CollShape::v : l2l::CollShape::uniform, sb, rb,
+      [&](const l2l::WireArgs &a) { return gather_wire(a, v, root, comm); }, false, req);
 }
 
 int scatter_l2l(const void *sbuf, int scount, bool v, const int *scounts, const int *displs,
                 MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-                MPI_Comm comm) {
+                MPI_Comm comm, MPI_Request *req) {
   Intra in;
   if (!in.open(comm) || root < 0 || root >= in.size) return kFallback;
   const bool at_root = in.rank == root;
@@ -103,9 +111,7 @@ int scatter_l2l(const void *sbuf, int scount, bool v, const int *scounts, const 
   }
   return l2l::exchange(
       comm, in.size, in.rank, v ? l2l::CollShape::v : l2l::CollShape::uniform, sb, rb,
-      [&](char *s, const int *sc, const MPI_Aint *sa, char *r, const int *rc, const MPI_Aint *) {
-        return scatter_wire(s, sc, sa, sb.size(), r, rc, v, root, comm);
-      });
+      [&](const l2l::WireArgs &a) { return scatter_wire(a, v, root, comm); }, false, req);
 }
 
 int bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
@@ -115,8 +121,8 @@ int bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
   };
   // Loom-to-Loom first, contiguous types too: every rank must take the
   // same path, whatever its own types are.
-  if (!req && l2l::coll_possible(comm)) {
-    int rc = bcast_l2l(buf, count, type, root, comm);
+  if (l2l::coll_possible(comm)) {
+    int rc = bcast_l2l(buf, count, type, root, comm, req);
     if (rc != kFallback) return rc;
   }
   if (known_pass(type)) return sys(buf, count, type);
@@ -152,9 +158,9 @@ int gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rco
   auto unchanged = [&] {
     return sys(sbuf, scount, stype, rbuf, rcount, rcounts, displs, rtype);
   };
-  if (!req && l2l::coll_possible(comm)) {
+  if (l2l::coll_possible(comm)) {
     int rc = gather_l2l(sbuf, scount, stype, rbuf, rcount, v, rcounts, displs, rtype, root,
-                        comm);
+                        comm, req);
     if (rc != kFallback) return rc;
   }
   if ((sbuf == MPI_IN_PLACE || known_pass(stype)) && known_pass(rtype)) return unchanged();
@@ -208,9 +214,9 @@ int scatter(const void *sbuf, int scount, bool v, const int *scounts, const int 
   auto unchanged = [&] {
     return sys(sbuf, scount, scounts, displs, stype, rbuf, rcount, rtype);
   };
-  if (!req && l2l::coll_possible(comm)) {
+  if (l2l::coll_possible(comm)) {
     int rc = scatter_l2l(sbuf, scount, v, scounts, displs, stype, rbuf, rcount, rtype, root,
-                         comm);
+                         comm, req);
     if (rc != kFallback) return rc;
   }
   if (known_pass(stype) && (rbuf == MPI_IN_PLACE || known_pass(rtype))) return unchanged();

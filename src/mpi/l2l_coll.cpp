@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <unordered_map>
 
@@ -78,18 +79,80 @@ bool coll_block_may_fit(int count, MPI_Datatype t) {
   return !m || count < 0 || big((size_t)count * (size_t)m->size);
 }
 
-std::vector<int> int_displs(const MPI_Aint *d, size_t n) {
-  std::vector<int> out(n);
-  for (size_t i = 0; i < n; ++i) out[i] = (int)d[i];
-  return out;
+int alltoall_wire(CollShape shape, MPI_Comm comm, const WireArgs &a) {
+  const int rdv = (int)kRdvBytes;
+  MPI_Request *q = a.req;
+  switch (shape) {
+    case CollShape::uniform:
+      return q ? PMPI_Ialltoall(a.sbuf, rdv, MPI_BYTE, a.rbuf, rdv, MPI_BYTE, comm, q)
+               : PMPI_Alltoall(a.sbuf, rdv, MPI_BYTE, a.rbuf, rdv, MPI_BYTE, comm);
+    case CollShape::v:
+      return q ? PMPI_Ialltoallv(a.sbuf, a.scounts, a.sdispls, MPI_BYTE, a.rbuf, a.rcounts,
+                                 a.rdispls, MPI_BYTE, comm, q)
+               : PMPI_Alltoallv(a.sbuf, a.scounts, a.sdispls, MPI_BYTE, a.rbuf, a.rcounts,
+                                a.rdispls, MPI_BYTE, comm);
+    default:
+      return q ? PMPI_Ialltoallw(a.sbuf, a.scounts, a.sdispls, a.bytes, a.rbuf, a.rcounts,
+                                 a.rdispls, a.bytes, comm, q)
+               : PMPI_Alltoallw(a.sbuf, a.scounts, a.sdispls, a.bytes, a.rbuf, a.rcounts,
+                                a.rdispls, a.bytes, comm);
+  }
 }
 
-int exchange(MPI_Comm comm, int size, int me, CollShape shape,
-             const std::vector<CollBlock> &send, const std::vector<CollBlock> &recv,
-             const CollWire &wire, bool one_source) {
-  if (!all_peers(comm, size, me)) return kFallback;
-  const uint64_t key = comm_key(comm);
-  std::vector<Moving> S(send.size()), R(recv.size());
+namespace {
+
+// One collective between Loom processes, from the decisions to the pulls;
+// a nonblocking one lives in its PendingOp until completion.
+struct Exchange {
+  MPI_Comm comm = MPI_COMM_NULL;
+  CollShape shape = CollShape::uniform;
+  std::vector<Moving> S, R;
+  int self_s = -1, self_r = -1;  // the pair of blocks to this rank itself
+  loom::xfer::Buffer sb, rb;     // the wire
+  loom::xfer::Buffer packed;     // one_source: the one packed copy
+  std::vector<int> sc, sd, rc, rd;
+  std::vector<MPI_Aint> sa, ra;
+  std::vector<MPI_Datatype> bytes;
+  bool refs = false;  // holds references to the receive sides' types
+  int lrc = MPI_SUCCESS;
+
+  ~Exchange() {
+    staging_pool().release(sb);
+    staging_pool().release(rb);
+    staging_pool().release(packed);
+    if (refs)
+      for (const Moving &m : R)
+        if (m.side.type) loom_type_free(m.side.type);
+  }
+
+  size_t wire_len(const Moving &m) const {
+    return shape == CollShape::uniform || m.rdv ? kRdvBytes : m.local ? 0 : m.bytes;
+  }
+
+  // The decisions (kFallback: this collective does not run here) and, past
+  // the point where the other ranks take this path too, the announcements
+  // and the packed blocks (MPI_SUCCESS or an error class to raise).
+  int prepare(int me, const std::vector<CollBlock> &send, const std::vector<CollBlock> &recv,
+              bool one_source);
+  // Once the wire is under way: the streamed blocks packed (park: their
+  // slots left for progress() to release) and the block to itself copied.
+  void started(bool park);
+  // The blocks announced to this rank pulled, the packed ones unpacked, and
+  // this rank's own announced blocks finished: waited for until pulled
+  // (blocking), or for at most the grace and then packed for their
+  // receivers (nonblocking).  Returns Loom's outcome.
+  int complete(bool blocking);
+  // The wire failed as a whole: nobody got the RDVs.
+  void withdraw() {
+    for (Moving &m : S)
+      if (m.slot >= 0) release_slot((uint32_t)m.slot), m.slot = -1;
+  }
+};
+
+int Exchange::prepare(int me, const std::vector<CollBlock> &send,
+                      const std::vector<CollBlock> &recv, bool one_source) {
+  S.resize(send.size());
+  R.resize(recv.size());
   // The one block this rank sends itself and the one it receives from
   // itself pair up (MPI's order leaves no choice): copied here, neither
   // announced nor on the wire.  Several (a periodic dimension of size 1
@@ -105,19 +168,21 @@ int exchange(MPI_Comm comm, int size, int me, CollShape shape,
       }
     return at;
   };
-  const int self_s = lone_self(send), self_r = self_s < 0 ? -1 : lone_self(recv);
+  self_s = lone_self(send);
+  self_r = self_s < 0 ? -1 : lone_self(recv);
+  if (self_r < 0) self_s = -1;
   bool any = false;
   for (size_t i = 0; i < send.size(); ++i) {
     if (!block_side(send[i], &S[i].side)) return kFallback;
     S[i].bytes = S[i].side.bytes;
-    S[i].local = self_r >= 0 && (int)i == self_s;
+    S[i].local = (int)i == self_s;
     S[i].rdv = send[i].peer != MPI_PROC_NULL && !S[i].local && big(S[i].bytes);
     any |= S[i].rdv;
   }
   for (size_t i = 0; i < recv.size(); ++i) {
     if (!block_side(recv[i], &R[i].side)) return kFallback;
     R[i].bytes = R[i].side.bytes;
-    R[i].local = self_r >= 0 && (int)i == self_r;
+    R[i].local = (int)i == self_r;
     R[i].rdv = recv[i].peer != MPI_PROC_NULL && !R[i].local && big(R[i].bytes);
     any |= R[i].rdv;
   }
@@ -133,29 +198,31 @@ int exchange(MPI_Comm comm, int size, int me, CollShape shape,
   for (const Moving &m : S) rdvs += m.rdv;
   // On the wire: RDVs and packed blocks (uniform: RDV-sized slots for all,
   // MPI_PROC_NULL ones included, as the system lays them out).
-  auto wire_len = [&](const Moving &m) -> size_t {
-    return shape == CollShape::uniform || m.rdv ? kRdvBytes : m.local ? 0 : m.bytes;
-  };
   size_t sbytes = 0, rbytes = 0;
   for (Moving &m : S) m.off = sbytes, sbytes += wire_len(m);
   for (Moving &m : R) m.off = rbytes, rbytes += wire_len(m);
   // From here on the other ranks take this path too: no fallback, errors.
-  if (sbytes > (size_t)INT32_MAX || rbytes > (size_t)INT32_MAX)
-    return raise(comm, MPI_ERR_COUNT);
-  loom::xfer::Buffer sb = staging_pool().acquire(sbytes), rb = staging_pool().acquire(rbytes);
-  loom::xfer::Buffer packed;  // one_source: the one packed copy
-  auto release = [&] {
-    staging_pool().release(sb);
-    staging_pool().release(rb);
-    if (packed.data) staging_pool().release(packed);
-  };
-  if (!sb.data || !rb.data) return release(), raise(comm, MPI_ERR_NO_MEM);
+  if (sbytes > (size_t)INT32_MAX || rbytes > (size_t)INT32_MAX) return MPI_ERR_COUNT;
+  sb = staging_pool().acquire(sbytes);
+  rb = staging_pool().acquire(rbytes);
+  if (!sb.data || !rb.data) return MPI_ERR_NO_MEM;
   std::memset(sb.data, 0, sbytes);
+  for (size_t i = 0; i < S.size(); ++i) {
+    sc.push_back((int)wire_len(S[i]));
+    sd.push_back((int)S[i].off);
+    sa.push_back((MPI_Aint)S[i].off);
+  }
+  for (size_t i = 0; i < R.size(); ++i) {
+    rc.push_back((int)wire_len(R[i]));
+    rd.push_back((int)R[i].off);
+    ra.push_back((MPI_Aint)R[i].off);
+  }
+  bytes.assign(std::max(S.size(), R.size()) + 1, MPI_BYTE);
 
   // Announce (slots first: a receiver may pull as soon as it has the RDV),
   // pack the rest.  A slot that cannot be had is waited for: the decision
   // to send an RDV is already shared with the receiver.
-  int lrc = MPI_SUCCESS;
+  const uint64_t key = comm_key(comm);
   for (size_t i = 0; i < send.size(); ++i) {
     Moving &m = S[i];
     if (!m.bytes || m.local) continue;
@@ -190,34 +257,25 @@ int exchange(MPI_Comm comm, int size, int me, CollShape shape,
     while ((m.slot = post(m.side, scheme, w, -1, key, &rdv, true)) < 0) progress();
     std::memcpy(sb.data + m.off, &rdv, kRdvBytes);
   }
-  std::vector<int> sc(send.size()), rc(recv.size());
-  std::vector<MPI_Aint> sd(send.size()), rd(recv.size());
-  for (size_t i = 0; i < send.size(); ++i) {
-    sc[i] = (int)wire_len(S[i]);
-    sd[i] = (MPI_Aint)S[i].off;
-  }
-  for (size_t i = 0; i < recv.size(); ++i) {
-    rc[i] = (int)wire_len(R[i]);
-    rd[i] = (MPI_Aint)R[i].off;
-  }
-  int err = wire(sb.data, sc.data(), sd.data(), rb.data, rc.data(), rd.data());
-  if (err != MPI_SUCCESS) {
-    // Nobody got the RDVs (the exchange failed as a whole): withdraw.
-    for (const Moving &m : S)
-      if (m.slot >= 0) release_slot((uint32_t)m.slot);
-    release();
-    return err;
-  }
-  for (const Moving &m : S)
-    if (m.slot >= 0 && streaming((uint32_t)m.slot)) stream_pack((uint32_t)m.slot, false);
+  return MPI_SUCCESS;
+}
+
+void Exchange::started(bool park) {
+  for (Moving &m : S)
+    if (m.slot >= 0 && streaming((uint32_t)m.slot)) {
+      stream_pack((uint32_t)m.slot, park);
+      if (park) m.slot = -1;  // progress() releases it once pulled
+    }
   if (self_r >= 0 && S[(size_t)self_s].bytes && R[(size_t)self_r].bytes) {
     const Moving &from = S[(size_t)self_s], &to = R[(size_t)self_r];
     int u = copy_side(from.side, to.side, std::min(from.bytes, to.bytes));
     if (u == MPI_SUCCESS && from.bytes != to.bytes) u = MPI_ERR_TRUNCATE;
     if (u != MPI_SUCCESS) lrc = u;
   }
-  for (size_t i = 0; i < recv.size(); ++i) {
-    Moving &m = R[i];
+}
+
+int Exchange::complete(bool blocking) {
+  for (Moving &m : R) {
     if (!m.bytes || m.local) continue;
     const char *got = rb.data + m.off;
     if (!m.rdv) {
@@ -239,10 +297,60 @@ int exchange(MPI_Comm comm, int size, int me, CollShape shape,
     }
     if (!s || pull(h, *s, m.side, m.bytes) != Moved::ok) lrc = MPI_ERR_TRUNCATE;
   }
-  for (const Moving &m : S)
-    if (m.slot >= 0) wait_pulled((uint32_t)m.slot);
-  release();
-  return lrc == MPI_SUCCESS ? MPI_SUCCESS : raise(comm, lrc);
+  for (Moving &m : S) {
+    if (m.slot < 0) continue;
+    if (blocking) wait_pulled((uint32_t)m.slot);
+    else finish((uint32_t)m.slot, send_grace());
+    m.slot = -1;
+  }
+  return lrc;
+}
+
+// The nonblocking form's completion (PendingOp::on_data).
+int coll_data(PendingOp &op, MPI_Status *) {
+  return static_cast<Exchange *>(op.ctx)->complete(false);
+}
+void coll_free(PendingOp &op, MPI_Status *) { delete static_cast<Exchange *>(op.ctx); }
+
+}  // namespace
+
+int exchange(MPI_Comm comm, int size, int me, CollShape shape,
+             const std::vector<CollBlock> &send, const std::vector<CollBlock> &recv,
+             const CollWire &wire, bool one_source, MPI_Request *req) {
+  if (!all_peers(comm, size, me)) return kFallback;
+  auto ex = std::make_unique<Exchange>();
+  ex->comm = comm;
+  ex->shape = shape;
+  int rc = ex->prepare(me, send, recv, one_source);
+  if (rc == kFallback) return kFallback;
+  if (rc != MPI_SUCCESS) return raise(comm, rc);
+  PendingOp *op = nullptr;
+  if (req) {
+    // The receive sides' types outlive the call (the program may free them).
+    for (const Moving &m : ex->R)
+      if (m.side.type) loom_type_ref(m.side.type);
+    ex->refs = true;
+    op = op_new(PendingOp::kColl, comm);
+  }
+  WireArgs a{ex->sb.data, ex->sc.data(), ex->sd.data(), ex->sa.data(),
+             ex->rb.data, ex->rc.data(), ex->rd.data(), ex->ra.data(),
+             ex->bytes.data(), req};
+  int err = wire(a);
+  if (err != MPI_SUCCESS) {
+    ex->withdraw();
+    if (op) op_discard(op);
+    return err;
+  }
+  ex->started(req != nullptr);
+  if (!req) {
+    int lrc = ex->complete(true);
+    return lrc == MPI_SUCCESS ? MPI_SUCCESS : raise(comm, lrc);
+  }
+  op->on_data = coll_data;
+  op->on_release = coll_free;
+  op->ctx = ex.release();
+  op_register(op, *req, true);
+  return MPI_SUCCESS;
 }
 
 }  // namespace l2l

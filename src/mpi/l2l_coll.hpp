@@ -1,5 +1,6 @@
-// Loom-to-Loom collectives: the exchange every blocking all-to-all and
-// neighbourhood all-to-all with datatypes runs when all ranks of the
+// Loom-to-Loom collectives: the exchange the all-to-alls, Allgather(v),
+// Gather(v), Scatter(v) and Bcast with datatypes run (blocking and
+// nonblocking; neighbourhood all-to-alls blocking) when all ranks of the
 // communicator are Loom processes on this node (docs/protocol.md).
 #pragma once
 #include <mpi.h>
@@ -27,11 +28,23 @@ struct CollBlock {
 // the v or w form with byte counts and displacements).
 enum class CollShape { uniform, v, w };
 
-// The system's exchange of the wire buffers: per block a byte count and a
-// byte displacement (uniform: kRdvBytes each, back to back).  Returns its
-// MPI outcome.
-using CollWire = std::function<int(char *sbuf, const int *scounts, const MPI_Aint *sdispls,
-                                   char *rbuf, const int *rcounts, const MPI_Aint *rdispls)>;
+// What the system's collective over the wire buffers gets: per block a
+// byte count and a byte displacement (as int and as MPI_Aint), MPI_BYTE per
+// block for the w forms, and where a nonblocking call puts its request
+// (null: blocking).  Every array lives until the collective completes.
+struct WireArgs {
+  char *sbuf;
+  const int *scounts, *sdispls;
+  const MPI_Aint *sadispls;
+  char *rbuf;
+  const int *rcounts, *rdispls;
+  const MPI_Aint *radispls;
+  const MPI_Datatype *bytes;
+  MPI_Request *req;
+};
+// The system's exchange of the wire buffers (uniform: kRdvBytes per block,
+// back to back); returns its MPI outcome.
+using CollWire = std::function<int(const WireArgs &)>;
 
 // Cheap: whether exchange() could apply on comm at all (this process
 // takes part and the communicator has a key).
@@ -40,10 +53,6 @@ bool coll_possible(MPI_Comm comm);
 // t is certainly too small for exchange() (every rank sees the same block
 // size, so every rank skips it alike); true when it may not be.
 bool coll_block_may_fit(int count, MPI_Datatype t);
-
-// The byte displacements exchange() hands its wire as the int arrays of
-// the v collectives (exchange() keeps every wire buffer within INT_MAX).
-std::vector<int> int_displs(const MPI_Aint *d, size_t n);
 
 // Runs the collective Loom-to-Loom when every rank of comm is a Loom peer
 // (a fact all ranks see alike) and, for the uniform shape, the blocks hold
@@ -62,9 +71,20 @@ std::vector<int> int_displs(const MPI_Aint *d, size_t n);
 // over Scatter, Allgather over Alltoall: one RDV per receiver) only where
 // every rank decides alike whether to fall back: uniform shapes, and v
 // shapes whose every rank sees every block's size (Allgatherv).
+//
+// With `req`, the nonblocking form: the wire is started (a nonblocking
+// system collective whose request goes to *req) and the rest happens in
+// the completion call that sees it complete (a PendingOp): the pulls of
+// the blocks announced to this rank, and for its own announced blocks a
+// wait of at most LOOM_L2L_GRACE (none in a Test) before they are packed
+// for their receivers, as a point-to-point send does.
+// The all-to-all wire of a shape: Alltoall of RDVs (uniform), Alltoallv
+// or Alltoallw of bytes; nonblocking when a.req is set.
+int alltoall_wire(CollShape shape, MPI_Comm comm, const WireArgs &a);
+
 int exchange(MPI_Comm comm, int size, int me, CollShape shape,
              const std::vector<CollBlock> &send, const std::vector<CollBlock> &recv,
-             const CollWire &wire, bool one_source = false);
+             const CollWire &wire, bool one_source = false, MPI_Request *req = nullptr);
 
 }  // namespace l2l
 }  // namespace loom_mpi

@@ -34,6 +34,12 @@ inline size_t stream_chunk(size_t bytes) {
   size_t c = bytes / 8;
   return c < lo ? lo : c > hi ? hi : c;
 }
+// Finishes slot i for the program: once its receiver has the data or,
+// after `wait_us`, a packed copy is made for it (the slot then waits,
+// parked, for progress() to release it).  send_grace(): LOOM_L2L_GRACE
+// inside a Wait, none in a Test.
+int finish(uint32_t i, double wait_us);
+double send_grace();
 // Waits until slot i's receiver has the data (serving a push if asked),
 // then frees the slot: collectives, whose receivers are in the same call.
 void wait_pulled(uint32_t i);

@@ -114,6 +114,10 @@ void serve_push(uint32_t i) {
   s.state.store(ok ? kPushed : kFailed, std::memory_order_release);
 }
 
+double send_grace() {
+  return t_wait_depth > 0 ? (double)config().bytes(Id::l2l_grace) : 0.0;
+}
+
 // Finishes slot i for the program: returns once the user's buffer is free
 // (pulled, or packed here).  `wait_us`: how long a POSTED slot may wait
 // for its receiver first.
@@ -158,13 +162,15 @@ int finish(uint32_t i, double wait_us) {
 }
 
 // Slot i's op completed at the system level (its RDV left).
-void on_send_data(PendingOp &op, MPI_Status *st) {
+int on_send_data(PendingOp &op, MPI_Status *st) {
   uint32_t i = (uint32_t)(uintptr_t)op.ctx;
   int cancelled = 0;
   if (st) PMPI_Test_cancelled(st, &cancelled);
-  if (cancelled) return release_slot(i);  // never matched: nobody pulls it
-  double grace = t_wait_depth > 0 ? (double)config().bytes(Id::l2l_grace) : 0.0;
-  finish(i, grace);
+  if (cancelled) {
+    release_slot(i);  // never matched: nobody pulls it
+    return MPI_SUCCESS;
+  }
+  return finish(i, send_grace());
 }
 
 // Packs slot i's message into its packed copy chunk by chunk, publishing

@@ -131,10 +131,7 @@ size_t arrived(const MPI_Status *st, int err, bool partial, size_t cap) {
 }
 
 int run_unpacks(PendingOp *op, MPI_Status *st, int err) {
-  if (op->on_data) {
-    op->on_data(*op, st);
-    return MPI_SUCCESS;
-  }
+  if (op->on_data) return op->on_data(*op, st);
   if (op->kind == PendingOp::kSend || op->unpacks.empty()) return MPI_SUCCESS;
   if (op->partial) {
     return deliver(op->unpacks.front().side, op->staging.data, st, err, op->rdv_check,
@@ -377,7 +374,8 @@ PendingOp *op_new(PendingOp::Kind kind, MPI_Comm comm) {
   op->partial = kind == PendingOp::kRecv;
   op->comm = comm;
   op->req = MPI_REQUEST_NULL;
-  op->on_complete = op->on_release = op->on_data = nullptr;
+  op->on_complete = op->on_release = nullptr;
+  op->on_data = nullptr;
   op->rdv_check = false;
   op->plain_comm = MPI_COMM_NULL;
   op->plain_dest = -1;

@@ -178,8 +178,9 @@ struct PendingOp {
   std::vector<PackStep> packs;         // at each MPI_Start
   // Instead of the unpacks, where they would run (once per activation,
   // before the program may touch the buffers): a Loom-to-Loom send
-  // finishing its slot.
-  OpHook on_data = nullptr;
+  // finishing its slot, a Loom-to-Loom collective pulling its blocks.
+  // Returns Loom's outcome (an error class, as the unpacks would).
+  int (*on_data)(PendingOp &op, MPI_Status *st) = nullptr;
   // A point-to-point receive that may be matched by a Loom-to-Loom RDV
   // (l2l.hpp): its arrival is looked at before it is taken as data.
   bool rdv_check = false;

@@ -1,5 +1,6 @@
 // The collectives that run Loom-to-Loom (docs/protocol.md, "Collectives"):
-// Bcast, Gather(v), Scatter(v), Allgather(v) and Alltoall, each with a
+// Bcast, Gather(v), Scatter(v), Allgather(v) and Alltoall, blocking and
+// nonblocking (completed by MPI_Wait and by MPI_Test loops), each with a
 // sparse layout (4-byte runs: pipelined or packed once for several
 // receivers) and a long-run layout (4 KiB runs: single copy), with
 // MPI_IN_PLACE where the call allows it and with a receive type of another
@@ -82,7 +83,9 @@ MPI_Datatype block_type(const Shape &s, int blocks) {
 }
 
 // The value of int k of rank r's data for call `call`.
-int value(int call, int r, int k) { return call * 1000003 + r * 100019 + k + 1; }
+int value(int call, int r, int k) {
+  return (int)((unsigned)call * 1000003u + (unsigned)r * 100019u + (unsigned)k + 1u);
+}
 
 // A buffer of `blocks` blocks of type t (ints in its runs, canary
 // elsewhere and in one block of slack past the end).
@@ -131,6 +134,26 @@ void expect_announced(const char *what, uint64_t before, uint64_t want) {
              what, (unsigned long long)got, (unsigned long long)want);
 }
 
+// How the collectives are called: blocking, or nonblocking and completed
+// by MPI_Wait or by a loop of MPI_Test (which must never wait for a peer).
+enum class Mode { blocking, wait, test };
+Mode g_mode = Mode::blocking;
+const char *mode_name() {
+  return g_mode == Mode::blocking ? "blocking" : g_mode == Mode::wait ? "Wait" : "Test";
+}
+
+// Runs call(nullptr) (blocking) or call(&request) and completes it.
+int run(const std::function<int(MPI_Request *)> &call) {
+  if (g_mode == Mode::blocking) return call(nullptr);
+  MPI_Request q = MPI_REQUEST_NULL;
+  int rc = call(&q);
+  if (rc != MPI_SUCCESS) return rc;
+  if (g_mode == Mode::wait) return MPI_Wait(&q, MPI_STATUS_IGNORE);
+  for (int flag = 0; !flag;)
+    if ((rc = MPI_Test(&q, &flag, MPI_STATUS_IGNORE)) != MPI_SUCCESS) return rc;
+  return MPI_SUCCESS;
+}
+
 struct Case {
   Shape shape;
   int ints;  // per block (a multiple of shape.run)
@@ -140,7 +163,7 @@ struct Case {
 
 std::string name(const char *call, const Case &c) {
   return std::string(call) + " " + c.shape.name + (c.in_place ? " in place" : "") +
-         (c.contig_recv ? " contiguous receive" : "");
+         (c.contig_recv ? " contiguous receive" : "") + " (" + mode_name() + ")";
 }
 
 void bcast(const Case &c, int call) {
@@ -150,8 +173,12 @@ void bcast(const Case &c, int call) {
   Buf b(contig ? Shape{"ints", 1, 1} : c.shape, c.ints, 1);
   if (g_rank == root) b.fill(0, call, root);
   uint64_t before = announced();
-  EXPECT(MPI_Bcast(b.data(), contig ? c.ints : 1, contig ? MPI_INT : t, root, MPI_COMM_WORLD) ==
-         MPI_SUCCESS);
+  EXPECT(run([&](MPI_Request *q) {
+           const int n = contig ? c.ints : 1;
+           MPI_Datatype bt = contig ? MPI_INT : t;
+           return q ? MPI_Ibcast(b.data(), n, bt, root, MPI_COMM_WORLD, q)
+                    : MPI_Bcast(b.data(), n, bt, root, MPI_COMM_WORLD);
+         }) == MPI_SUCCESS);
   std::string w = name("Bcast", c);
   expect_blocks(w.c_str(), b, 1, call, [&](int) { return root; });
   expect_announced(w.c_str(), before, g_rank == root ? (uint64_t)g_size - 1 : 0);
@@ -178,9 +205,15 @@ void gather(const Case &c, int call, bool v) {
   for (int i = 0; i < g_size; ++i) displs[(size_t)i] = g_size - 1 - i;
   uint64_t before = announced();
   const void *sb = in_place ? MPI_IN_PLACE : s.data();
-  int rc = v ? MPI_Gatherv(sb, 1, t, r.data(), counts.data(), displs.data(), rt, root,
-                           MPI_COMM_WORLD)
-             : MPI_Gather(sb, 1, t, r.data(), 1, rt, root, MPI_COMM_WORLD);
+  int rc = run([&](MPI_Request *q) {
+    MPI_Comm w = MPI_COMM_WORLD;
+    const int *n = counts.data(), *d = displs.data();
+    if (v)
+      return q ? MPI_Igatherv(sb, 1, t, r.data(), n, d, rt, root, w, q)
+               : MPI_Gatherv(sb, 1, t, r.data(), n, d, rt, root, w);
+    return q ? MPI_Igather(sb, 1, t, r.data(), 1, rt, root, w, q)
+             : MPI_Gather(sb, 1, t, r.data(), 1, rt, root, w);
+  });
   EXPECT(rc == MPI_SUCCESS);
   std::string w = name(v ? "Gatherv" : "Gather", c);
   if (g_rank == root)
@@ -209,9 +242,15 @@ void scatter(const Case &c, int call, bool v) {
   void *rb = in_place ? MPI_IN_PLACE : r.data();
   int rcount = contig ? c.ints : 1;
   MPI_Datatype rt = contig ? MPI_INT : t;
-  int rc = v ? MPI_Scatterv(s.data(), counts.data(), displs.data(), t, rb, rcount, rt, root,
-                            MPI_COMM_WORLD)
-             : MPI_Scatter(s.data(), 1, t, rb, rcount, rt, root, MPI_COMM_WORLD);
+  int rc = run([&](MPI_Request *q) {
+    MPI_Comm w = MPI_COMM_WORLD;
+    const int *n = counts.data(), *d = displs.data();
+    if (v)
+      return q ? MPI_Iscatterv(s.data(), n, d, t, rb, rcount, rt, root, w, q)
+               : MPI_Scatterv(s.data(), n, d, t, rb, rcount, rt, root, w);
+    return q ? MPI_Iscatter(s.data(), 1, t, rb, rcount, rt, root, w, q)
+             : MPI_Scatter(s.data(), 1, t, rb, rcount, rt, root, w);
+  });
   EXPECT(rc == MPI_SUCCESS);
   std::string w = name(v ? "Scatterv" : "Scatter", c);
   expect_blocks(w.c_str(), r, 1, call, [&](int) { return in_place ? -1 : g_rank; });
@@ -230,9 +269,15 @@ void allgather(const Case &c, int call, bool v) {
   else s.fill(0, call, g_rank);
   uint64_t before = announced();
   const void *sb = c.in_place ? MPI_IN_PLACE : s.data();
-  int rc = v ? MPI_Allgatherv(sb, 1, t, r.data(), counts.data(), displs.data(), t,
-                              MPI_COMM_WORLD)
-             : MPI_Allgather(sb, 1, t, r.data(), 1, t, MPI_COMM_WORLD);
+  int rc = run([&](MPI_Request *q) {
+    MPI_Comm w = MPI_COMM_WORLD;
+    const int *n = counts.data(), *d = displs.data();
+    if (v)
+      return q ? MPI_Iallgatherv(sb, 1, t, r.data(), n, d, t, w, q)
+               : MPI_Allgatherv(sb, 1, t, r.data(), n, d, t, w);
+    return q ? MPI_Iallgather(sb, 1, t, r.data(), 1, t, w, q)
+             : MPI_Allgather(sb, 1, t, r.data(), 1, t, w);
+  });
   EXPECT(rc == MPI_SUCCESS);
   std::string w = name(v ? "Allgatherv" : "Allgather", c);
   expect_blocks(w.c_str(), r, g_size, call, [&](int b) { return v ? g_size - 1 - b : b; });
@@ -248,7 +293,10 @@ void alltoall(const Case &c, int call) {
   for (int b = 0; b < g_size; ++b)
     for (int k = 0; k < c.ints; ++k) s.v[s.at(b, k)] = value(call * g_size + b, g_rank, k);
   uint64_t before = announced();
-  EXPECT(MPI_Alltoall(s.data(), 1, t, r.data(), 1, t, MPI_COMM_WORLD) == MPI_SUCCESS);
+  EXPECT(run([&](MPI_Request *q) {
+           return q ? MPI_Ialltoall(s.data(), 1, t, r.data(), 1, t, MPI_COMM_WORLD, q)
+                    : MPI_Alltoall(s.data(), 1, t, r.data(), 1, t, MPI_COMM_WORLD);
+         }) == MPI_SUCCESS);
   std::string w = name("Alltoall", c);
   std::vector<int> want(r.v.size(), kCanary);
   for (int b = 0; b < g_size; ++b)
@@ -300,7 +348,9 @@ int main(int argc, char **argv) {
     EXPECT_MSG(g_segment, "rank %d: no Loom segment of this process in /dev/shm", g_rank);
   const Shape sparse{"4-byte runs", 1, 2}, runs{"4 KiB runs", 1024, 1536};
   int call = 0;
+  for (Mode mode : {Mode::blocking, Mode::wait, Mode::test})
   for (const Shape &sh : {sparse, runs}) {
+    g_mode = mode;
     const int ints = sh.run * 64;
     for (bool in_place : {false, true})
       for (bool contig : {false, true}) {
@@ -314,6 +364,7 @@ int main(int argc, char **argv) {
         if (!in_place && !contig) alltoall(c, ++call);
       }
   }
+  g_mode = Mode::blocking;
   busy_slots(Case{runs, runs.run * 64, false, false});
   return finish("loom_comm_l2l_coll");
 }
