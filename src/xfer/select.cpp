@@ -180,11 +180,15 @@ size_t coll_crossover(std::vector<CollPoint> points) {
                               [](const CollPoint &p) { return !(p.l2l > 0) || !(p.staged > 0); }),
                points.end());
   if (points.empty()) return 0;
-  std::sort(points.begin(), points.end(),
-            [](const CollPoint &a, const CollPoint &b) { return a.block < b.block; });
+  // Above the largest block at which Loom-to-Loom lost (any case of that
+  // size: equal blocks of other layouts do not outvote it).
+  size_t lost = 0;
+  bool any_loss = false;
+  for (const CollPoint &p : points)
+    if (p.l2l > p.staged && (!any_loss || p.block > lost)) lost = p.block, any_loss = true;
   size_t from = kCollNever;
-  for (size_t i = points.size(); i-- > 0 && points[i].l2l <= points[i].staged;)
-    from = points[i].block;
+  for (const CollPoint &p : points)
+    if ((!any_loss || p.block > lost) && p.block < from) from = p.block;
   return from;
 }
 

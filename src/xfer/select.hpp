@@ -83,10 +83,11 @@ struct CollPoint {
 /// no block measured: never (LOOM_L2L_COLL_MIN's largest value, 1 TiB).
 inline constexpr size_t kCollNever = size_t(1) << 40;
 
-/// The smallest block from which Loom-to-Loom was at least as fast as
-/// staging at every larger block of @p points (any order; points with a
-/// time that is not a positive number are left out); kCollNever when it
-/// lost at the largest, 0 when nothing was measured.
+/// The smallest block of @p points above every block at which
+/// Loom-to-Loom was slower than staging (any order, several layouts per
+/// block size; points with a time that is not a positive number are left
+/// out): from there on it won everywhere measured.  kCollNever when it lost
+/// at the largest block, 0 when nothing was measured.
 size_t coll_crossover(std::vector<CollPoint> points);
 
 /// @p bytes for people: "512 B", "4 KiB", "1.5 MiB".

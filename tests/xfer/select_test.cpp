@@ -184,6 +184,10 @@ TEST(CollCrossover, SmallestBlockFromWhichLoomToLoomKeepsWinning) {
   std::vector<CollPoint> p = {{1 << 20, 1.0, 2.0},  {1 << 15, 1.0, 1.1}, {1 << 16, 1.2, 1.0},
                               {1 << 18, 0.9, 1.0},  {1 << 17, 1.0, 1.0}};
   EXPECT_EQ(coll_crossover(p), size_t(1) << 17);
+  // A loss at a block size outweighs wins of other layouts of that size.
+  EXPECT_EQ(coll_crossover({{1 << 16, 1.0, 2.0}, {1 << 16, 2.0, 1.0}, {1 << 16, 1.0, 2.0},
+                            {1 << 17, 1.0, 2.0}}),
+            size_t(1) << 17);
   // Winning everywhere: the smallest block measured.
   EXPECT_EQ(coll_crossover({{4096, 1, 2}, {8192, 1, 2}}), 4096u);
   // Losing at the largest block: never.
