@@ -65,6 +65,7 @@ class BlockCase : public CollCase {
   void allocate(size_t send_local, size_t recv_local, size_t sblocks, size_t rblocks) {
     recv_local_ = recv_local;
     bytes = block_ * sblocks;
+    block = block_;
     rbytes_ = block_ * rblocks;
     a_ = make_buf(send_local);
     b_ = make_buf(recv_local);
@@ -341,6 +342,7 @@ class HaloCase : public CollCase {
       }
     }
     bytes = face_ * static_cast<size_t>(active);
+    block = face_;
     static const char dn[] = "xyz";
     sizes = fmt::format(
         "({})^3 doubles, ranks along {}, {} face(s) of {}x{} {} per rank", m, dn[split],
@@ -507,6 +509,7 @@ void run_coll_case(const CollDef &def, const CommTiming &opt, bool use_min, bool
   row.sizes = cc->sizes;
   row.plan = cc->plan;
   row.bytes = cc->bytes;
+  row.block = cc->block;
   row.moved_bytes = static_cast<double>(cc->bytes);
 
   std::vector<std::string> bad;
@@ -554,6 +557,16 @@ CollDef vector_coll_case(VecColl op, size_t run, size_t block) {
   return d;
 }
 
+CollDef halo_case(int64_t n, int split) {
+  CollDef d;
+  d.name = fmt::format("halo {}^3 {}", n, "xyz"[split]);
+  d.group = "3D halo";
+  d.make = [n, split](MPI_Comm comm, loom_bounds_rule rule) {
+    return std::unique_ptr<CollCase>(new HaloCase(comm, n, split, rule));
+  };
+  return d;
+}
+
 std::vector<CollDef> coll_cases(bool quick) {
   std::vector<CollDef> v;
   const std::vector<int64_t> ffts = quick ? std::vector<int64_t>{32} : std::vector<int64_t>{256, 1024};
@@ -561,15 +574,7 @@ std::vector<CollDef> coll_cases(bool quick) {
   for (int64_t n : ffts)
     for (bool w : {false, true}) v.push_back(fft_case(n, w));
   for (int64_t n : halos)
-    for (int split = 0; split < 3; ++split) {
-      CollDef d;
-      d.name = fmt::format("halo {}^3 {}", n, "xyz"[split]);
-      d.group = "3D halo";
-      d.make = [n, split](MPI_Comm comm, loom_bounds_rule rule) {
-        return std::unique_ptr<CollCase>(new HaloCase(comm, n, split, rule));
-      };
-      v.push_back(d);
-    }
+    for (int split = 0; split < 3; ++split) v.push_back(halo_case(n, split));
   // Vectors of 64-byte runs through the rooted collectives and Allgather.
   const std::vector<size_t> blocks = quick ? std::vector<size_t>{16384}
                                            : std::vector<size_t>{262144, 1048576};

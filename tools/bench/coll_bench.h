@@ -42,6 +42,7 @@ class CollCase {
 
   std::string sizes, plan;
   size_t bytes = 0;  // packed bytes this rank sends per call
+  size_t block = 0;  // packed bytes of one peer's block
 };
 
 struct CollDef {
@@ -52,6 +53,9 @@ struct CollDef {
 // The FFT2D transpose of an n x n complex matrix (Alltoall; Alltoallw
 // with w): blocks of (n / ranks)^2 * 16 bytes.
 CollDef fft_case(int64_t n, bool w);
+// The 3D halo exchange of an n^3 grid split along x (0), y (1) or z (2):
+// faces of n^2 doubles.
+CollDef halo_case(int64_t n, int split);
 
 // A collective of a vector of doubles on both sides: runs of `run` bytes
 // every 2 * run, `block` bytes per peer (root 0).

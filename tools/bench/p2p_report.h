@@ -23,6 +23,7 @@ constexpr double kCommBestTarget = 1.05;
 struct CommRow {
   std::string name, group, sizes, plan;
   size_t bytes = 0;         // packed bytes of one message / one rank's call
+  size_t block = 0;         // collectives: packed bytes of one peer's block
   double moved_bytes = 0;   // bytes one operation moves (MB/s columns)
   int window = 1;           // messages per operation (bandwidth)
   int rounds = 0;

@@ -47,8 +47,9 @@ TuneGrid tune_grid(bool quick);
 // The grid's vector cases (block <= message), then the DDTBench layouts.
 std::vector<TuneCase> tune_cases(bool quick);
 // The collective sweep: MPI_Alltoall of FFT2D transposes and of vectors,
-// blocks spanning the Loom-to-Loom collectives' crossover, each timed with
-// every block Loom-to-Loom and with none (LOOM_L2L_COLL_MIN 0 and 1T).
+// and 3D halo exchanges, blocks spanning the Loom-to-Loom collectives'
+// crossover, each timed with every block Loom-to-Loom and with none
+// (LOOM_L2L_COLL_MIN 0 and 1T).
 std::vector<loom_bench::CollDef> tune_coll_cases(bool quick);
 
 // The driver: measures, writes the profile, reports.  Exit status.

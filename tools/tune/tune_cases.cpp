@@ -29,11 +29,16 @@ std::vector<TuneCase> tune_cases(bool quick) {
 }
 
 std::vector<loom_bench::CollDef> tune_coll_cases(bool quick) {
-  // Two families, so that the crossover holds for both: FFT2D transposes
-  // (16-byte runs on the receive side) and vectors of 64-byte and 4 KiB
-  // runs on both sides (which staging packs at memory speed).  With 2
-  // ranks, blocks of 32 KiB to 4 MiB in steps of about 2x.
+  // Three families, so that the crossover holds for all: FFT2D transposes
+  // (16-byte runs on the receive side), vectors of 64-byte and 4 KiB runs
+  // on both sides (which staging packs at memory speed), and 3D halo faces
+  // of 1 KiB runs through Neighbor_alltoallw (no block to the rank itself,
+  // which the all-to-alls copy locally).  With 2 ranks, blocks of 32 KiB
+  // to 4 MiB (halos to 512 KiB) in steps of about 2x.
   std::vector<loom_bench::CollDef> out;
+  const std::vector<int64_t> halo = quick ? std::vector<int64_t>{12}
+                                          : std::vector<int64_t>{64, 90, 128, 181, 256};
+  for (int64_t x : halo) out.push_back(loom_bench::halo_case(x, 0));
   const std::vector<int64_t> n = quick ? std::vector<int64_t>{32, 64}
                                        : std::vector<int64_t>{90, 128, 180, 256, 362, 512, 724, 1024};
   for (int64_t x : n) out.push_back(loom_bench::fft_case(x, false));

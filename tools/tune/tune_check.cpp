@@ -126,7 +126,7 @@ bool print_tune_report(std::FILE *f, const std::vector<CaseTimes> &cases, const 
 
 void print_coll_report(std::FILE *f, const std::vector<CollTimes> &cases, size_t coll_min) {
   using loom::xfer::format_bytes;
-  fmt::print(f, "\ncollectives (MPI_Alltoall, microseconds per call, medians):\n");
+  fmt::print(f, "\ncollectives (microseconds per call, medians):\n");
   fmt::print(f, "  {:<28} {:>10}  {:>12}  {:>10}  {:>6}\n", "case", "block", "Loom-to-Loom",
              "staged", "ratio");
   for (const CollTimes &c : cases) {

@@ -72,8 +72,6 @@ json case_results(const std::vector<TuneCase> &cases, const std::vector<loom_ben
 
 // The collective sweep (every rank runs it; rank 0's rows are written).
 json coll_results(const TuneArgs &a, const std::vector<std::string> &command_line, int *rc) {
-  int size = 1;
-  PMPI_Comm_size(MPI_COMM_WORLD, &size);
   loom_bench::CommBenchArgs b;
   b.quick = a.quick;
   b.budget = a.budget;
@@ -86,7 +84,7 @@ json coll_results(const TuneArgs &a, const std::vector<std::string> &command_lin
       &rows);
   json out = json::array();
   for (const loom_bench::CommRow &r : rows) {
-    json c = {{"name", r.name}, {"block", r.bytes / (size_t)size}};
+    json c = {{"name", r.name}, {"block", r.block}};
     const double t = r.t_median[loom_bench::cLoom];
     if (r.error.empty() && r.mismatches.empty() && std::isfinite(t))
       c["seconds"] = t;
