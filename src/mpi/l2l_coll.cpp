@@ -2,7 +2,8 @@
 // exchange in which a block between two Loom peers travels as an RDV and
 // every other block as packed bytes; then every rank pulls the blocks
 // announced to it straight into its receive layout, and waits until its
-// own announced blocks have been pulled.
+// own announced blocks have been pulled (a nonblocking call: all of that
+// in the completion call, its own blocks finished as sends are).
 #include "l2l_coll.hpp"
 
 #include "comm_keys.hpp"
