@@ -83,14 +83,14 @@ int neighbor_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *r
                          R.type(rtype)));
 }
 
-// The blocking neighbourhood all-to-alls between Loom processes
-// (l2l_coll.hpp), over the same system collective in bytes; kFallback
-// when they do not apply.
+// The neighbourhood all-to-alls between Loom processes (l2l_coll.hpp),
+// over the same system collective in bytes; kFallback when they do not
+// apply.
 int neighbor_l2l(Variant var, const void *sbuf, int scount, const int *scounts,
                  const int *sdispls, const MPI_Aint *sadispls, MPI_Datatype stype,
                  const MPI_Datatype *stypes, void *rbuf, int rcount, const int *rcounts,
                  const int *rdispls, const MPI_Aint *radispls, MPI_Datatype rtype,
-                 const MPI_Datatype *rtypes, MPI_Comm comm) {
+                 const MPI_Datatype *rtypes, MPI_Comm comm, MPI_Request *req) {
   Intra in;
   int indeg, outdeg;
   std::vector<int> srcs, dsts;
@@ -112,21 +112,28 @@ int neighbor_l2l(Variant var, const void *sbuf, int scount, const int *scounts,
   const l2l::CollShape shape = !v ? l2l::CollShape::uniform
                                : !w ? l2l::CollShape::v
                                     : l2l::CollShape::w;
-  return l2l::exchange(comm, in.size, in.rank, shape, sb, rb, [&](const l2l::WireArgs &a) {
+  auto wire = [&](const l2l::WireArgs &a) {
     const int rdv = (int)l2l::kRdvBytes;
+    MPI_Request *q = a.req;
     if (shape == l2l::CollShape::uniform)
-      return PMPI_Neighbor_alltoall(a.sbuf, rdv, MPI_BYTE, a.rbuf, rdv, MPI_BYTE, comm);
+      return q ? PMPI_Ineighbor_alltoall(a.sbuf, rdv, MPI_BYTE, a.rbuf, rdv, MPI_BYTE, comm, q)
+               : PMPI_Neighbor_alltoall(a.sbuf, rdv, MPI_BYTE, a.rbuf, rdv, MPI_BYTE, comm);
     if (shape == l2l::CollShape::v)
-      return PMPI_Neighbor_alltoallv(a.sbuf, a.scounts, a.sdispls, MPI_BYTE, a.rbuf, a.rcounts,
-                                     a.rdispls, MPI_BYTE, comm);
+      return q ? PMPI_Ineighbor_alltoallv(a.sbuf, a.scounts, a.sdispls, MPI_BYTE, a.rbuf,
+                                          a.rcounts, a.rdispls, MPI_BYTE, comm, q)
+               : PMPI_Neighbor_alltoallv(a.sbuf, a.scounts, a.sdispls, MPI_BYTE, a.rbuf,
+                                         a.rcounts, a.rdispls, MPI_BYTE, comm);
 #if LOOM_NEIGHBOR_W_DEGREE_FIX
     if (indeg != outdeg)
       return neighbor_alltoallw_c(a.sbuf, a.scounts, a.sadispls, a.bytes, a.rbuf, a.rcounts,
-                                  a.radispls, a.bytes, outdeg, indeg, comm, nullptr);
+                                  a.radispls, a.bytes, outdeg, indeg, comm, q);
 #endif
-    return PMPI_Neighbor_alltoallw(a.sbuf, a.scounts, a.sadispls, a.bytes, a.rbuf, a.rcounts,
-                                   a.radispls, a.bytes, comm);
-  });
+    return q ? PMPI_Ineighbor_alltoallw(a.sbuf, a.scounts, a.sadispls, a.bytes, a.rbuf,
+                                        a.rcounts, a.radispls, a.bytes, comm, q)
+             : PMPI_Neighbor_alltoallw(a.sbuf, a.scounts, a.sadispls, a.bytes, a.rbuf,
+                                       a.rcounts, a.radispls, a.bytes, comm);
+  };
+  return l2l::exchange(comm, in.size, in.rank, shape, sb, rb, wire, false, req);
 }
 
 // Neighbor_alltoall(v,w): one send block per destination, one receive block
@@ -165,9 +172,9 @@ int neighbor_alltoall(Variant var, const void *sbuf, int scount, const int *scou
   };
   // Loom-to-Loom first, contiguous types too: every rank must take the
   // same path, whatever its own types are.
-  if (!req && l2l::coll_possible(comm)) {
+  if (l2l::coll_possible(comm)) {
     int rc = neighbor_l2l(var, sbuf, scount, scounts, sdispls, sadispls, stype, stypes, rbuf,
-                          rcount, rcounts, rdispls, radispls, rtype, rtypes, comm);
+                          rcount, rcounts, rdispls, radispls, rtype, rtypes, comm, req);
     if (rc != kFallback) return rc;
   }
   if (var != Variant::w && known_pass(stype) && known_pass(rtype)) return unchanged();

@@ -1,6 +1,6 @@
 // Loom-to-Loom collectives: the exchange the all-to-alls, Allgather(v),
-// Gather(v), Scatter(v) and Bcast with datatypes run (blocking and
-// nonblocking; neighbourhood all-to-alls blocking) when all ranks of the
+// Gather(v), Scatter(v), Bcast and the neighbourhood all-to-alls with
+// datatypes run (blocking and nonblocking) when all ranks of the
 // communicator are Loom processes on this node (docs/protocol.md).
 #pragma once
 #include <mpi.h>
