@@ -202,7 +202,7 @@ bool choose(MPI_Datatype dt, const Side &s, Scheme *out) {
   if (s.bytes == kRdvBytes) return *out = Scheme::single_copy, true;
   if (!s.type) {
     *out = Scheme::single_copy;
-    return s.bytes >= 16 * (size_t)config().bytes(Id::l2l_min);
+    return s.bytes >= l2l_contiguous_min();
   }
   const Mirror *m = find(dt);
   if (!m) return false;

@@ -18,6 +18,7 @@
 #include <unordered_set>
 
 #include "build_flavor.hpp"
+#include "cma_probe.hpp"
 #include "config.hpp"
 #include "errors.hpp"
 #include "profile.hpp"
@@ -55,6 +56,50 @@ struct State {
   bool verbose = false;
 };
 
+// What cross-memory attach costs here (cma_probe.hpp), measured once when
+// the rules' Loom-to-Loom thresholds or the collectives' default need it;
+// not measured (CmaCosts::measured false) when Loom-to-Loom is off.
+const loom::xfer::CmaCosts &cma_costs() {
+  static const loom::xfer::CmaCosts c = [] {
+    if (!config().on(Id::l2l) || !config().on(Id::cma) || !config().on(Id::p2p))
+      return loom::xfer::CmaCosts{};
+    loom::xfer::CmaCosts m = loom::xfer::node_cma_costs();
+    note("Loom-to-Loom without a profile: %s", m.describe().c_str());
+    return m;
+  }();
+  return c;
+}
+
+// Without LOOM_L2L_MIN or LOOM_L2L_RUN in the environment, the rules'
+// Loom-to-Loom thresholds come from the probe: no Loom-to-Loom
+// point-to-point message where reading a stream loses to the transport's
+// copies, single copy only from the mean run where one segment per run
+// still wins.  The settings' defaults stand where the probe cannot run.
+void calibrate_l2l(loom::xfer::Rules *r) {
+  using loom::settings::Source;
+  if (config().value(Id::l2l_min).source == Source::environment ||
+      config().value(Id::l2l_run).source == Source::environment)
+    return;
+  const loom::xfer::CmaCosts &c = cma_costs();
+  if (!c.measured) return;
+  if (!c.stream_wins()) {
+    // Slow reads still beat staging on large packed streams, whose packing
+    // the pipeline overlaps and whose transport copies leave the caches:
+    // measured on the slow VM (docs/tune.md), pipelined won from 1 MiB
+    // on MPICH (its transport is slower per byte) and only at 16 MiB on
+    // Open MPI (it lost at 2 MiB).
+    const size_t from = loom::settings::kBuildFlavor == loom::settings::Flavor::mpich
+                            ? size_t(1) << 20
+                            : size_t(8) << 20;
+    r->l2l_min = std::max(r->l2l_min, from);
+    r->l2l_run = INT64_MAX;  // one segment per run never pays there
+    return;
+  }
+  const double run = c.single_copy_run();
+  r->l2l_run = run > 0 && run < 1e15 ? std::max<int64_t>(r->l2l_run, (int64_t)std::ceil(run))
+                                     : INT64_MAX;
+}
+
 // The profile named by LOOM_PROFILE ("none": no profile), else the per-user
 // one if it exists; a file that cannot be used is reported (LOOM_VERBOSE)
 // and ignored.
@@ -90,6 +135,7 @@ const State &state() {
     st->rules.system_max = (size_t)config().bytes(Id::system_max);
     st->rules.l2l_min = (size_t)config().bytes(Id::l2l_min);
     st->rules.l2l_run = config().bytes(Id::l2l_run);
+    calibrate_l2l(&st->rules);
     if (int64_t c = config().choice(Id::scheme)) st->forced = (Scheme)(c - 1);  // 0: auto
     st->verbose = verbose();
     st->profile = read_profile();
@@ -180,6 +226,16 @@ Scheme choose_scheme(const Mirror &m, size_t bytes, bool loom_peer) {
   return c.scheme;
 }
 
+size_t l2l_contiguous_min() {
+  // A contiguous message gains nothing from overlapped packing: it needs
+  // reads that beat copies.
+  if (config().value(Id::l2l_min).source != loom::settings::Source::environment &&
+      cma_costs().measured && !cma_costs().stream_wins())
+    return SIZE_MAX;
+  const size_t m = state().rules.l2l_min;
+  return m > SIZE_MAX / 16 ? SIZE_MAX : 16 * m;
+}
+
 size_t coll_min() {
   static const size_t v = [] {
     const loom::settings::Value &set = config().value(Id::l2l_coll_min);
@@ -188,6 +244,11 @@ size_t coll_min() {
       note("collectives go Loom-to-Loom from %s blocks (the profile's crossover)",
            loom::xfer::format_bytes((double)p->coll_min).c_str());
       return p->coll_min;
+    }
+    if (set.source != loom::settings::Source::environment && cma_costs().measured &&
+        !cma_costs().stream_wins()) {
+      note("collectives stay staged: cross-memory attach loses to copies here");
+      return loom::xfer::kCollNever;
     }
     return (size_t)set.value;
   }();

@@ -69,6 +69,12 @@ Scheme choose_scheme(const Mirror &m, size_t bytes, bool loom_peer);
 // LOOM_SCHEME forces it when it names one of those three.
 Scheme choose_pull(const Mirror &m, size_t bytes);
 
+// The smallest contiguous message sent Loom-to-Loom (read in place): 16
+// times the rules' LOOM_L2L_MIN (below, the system's own copy is as good);
+// never (unless LOOM_L2L_MIN is set) where the probe found cross-memory
+// attach slower than the transport's copies (calibrate_l2l in scheme.cpp).
+size_t l2l_contiguous_min();
+
 // The smallest block a collective moves Loom-to-Loom: LOOM_L2L_COLL_MIN
 // when set, else the crossover `loom tune` measured into the profile, else
 // the setting's default.  Every rank of a collective must see the same

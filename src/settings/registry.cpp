@@ -82,7 +82,10 @@ const std::vector<Spec> &registry() {
        nullptr, 1},
       {Id::l2l_min, "LOOM_L2L_MIN", Type::size, 16 * K, 16 * K, 0, T,
        "smallest non-contiguous message sent Loom-to-Loom when no profile "
-       "says otherwise (contiguous ones: 16 times this)",
+       "says otherwise (contiguous ones: 16 times this); unset: this "
+       "default, or 1M (MPICH) / 8M (Open MPI) and no contiguous ones where "
+       "the cross-memory attach probe finds reads slower than the "
+       "transport's copies (docs/tune.md)",
        nullptr, 1},
       // Long enough for a receiver already waiting to start its pull (a few
       // microseconds), short enough that a late receiver costs the sender
@@ -96,7 +99,8 @@ const std::vector<Spec> &registry() {
       {Id::l2l_run, "LOOM_L2L_RUN", Type::size, 4 * K, 4 * K, 0, T,
        "mean run of the sender's layout from which a Loom-to-Loom message "
        "is read in place (single copy); shorter runs are packed by the "
-       "sender and read packed, pipelined",
+       "sender and read packed, pipelined; unset: this default or the "
+       "longer run from which the probe finds single copy paying",
        nullptr, 1},
       // A Loom-to-Loom collective pays a second synchronisation (every
       // rank waits for its blocks' pulls).  Measured on the 2-core VM, 2
@@ -110,7 +114,9 @@ const std::vector<Spec> &registry() {
       {Id::l2l_coll_min, "LOOM_L2L_COLL_MIN", Type::size, 256 * K, 256 * K, 0, T,
        "smallest block a collective moves Loom-to-Loom (every rank decides "
        "alike from the block size); smaller blocks are staged.  Unset: the "
-       "crossover loom tune measured into the profile, else this default",
+       "crossover loom tune measured into the profile, else this default "
+       "(never where the cross-memory attach probe finds reads slower than "
+       "copies)",
        nullptr, 1},
       {Id::cma, "LOOM_CMA", Type::boolean, 1, 1, 0, 1,
        "cross-memory attach (process_vm_readv) may be used; off: treated as "
