@@ -281,6 +281,47 @@ LOOM_API loom_status loom_checkpoints_restore(loom_checkpoints cp, size_t offset
                                      loom_cursor c);
 /** @} */
 
+/** @name Checkpoint-parallel pack and unpack
+ *  One message processed by several threads at once: its packed stream is
+ *  cut at checkpoints (cursor snapshots every few dozen KiB, made once per
+ *  (type, count) and cached, see below) into chunks that the threads take
+ *  in any order; each starts from the checkpoint at its chunk and goes on
+ *  through the chunks that follow it.  The bytes are identical to the
+ *  single-threaded calls, which these mirror argument for argument (the
+ *  same checks in the same order), plus @p threads: 0 chooses from the
+ *  message size (loom_parallel_threads()), n > 0 uses at most n threads
+ *  (never more than the message has chunks), a negative value is
+ *  LOOM_ERR_ARG.  A message that gets one thread takes the
+ *  single-threaded path, so small messages cost nothing extra.  Threads
+ *  come from a pool started on first use; a call that finds the pool busy
+ *  with another thread's message runs alone.  Unpacking in parallel
+ *  relies on the MPI rule that a receive type does not overlap itself.
+ *  @{ */
+LOOM_API loom_status loom_pack_parallel(const void *inbuf, int64_t count, loom_type t,
+                                        void *outbuf, size_t outsize, size_t *position,
+                                        int threads);
+LOOM_API loom_status loom_unpack_parallel(const void *inbuf, size_t insize,
+                                          size_t *position, void *outbuf, int64_t count,
+                                          loom_type t, int threads);
+/** loom_pack_range() and loom_unpack_range() on several threads. */
+LOOM_API loom_status loom_pack_range_parallel(const void *inbuf, int64_t count, loom_type t,
+                                              size_t offset, size_t len, void *out,
+                                              int threads);
+LOOM_API loom_status loom_unpack_range_parallel(const void *in, size_t offset, size_t len,
+                                                void *outbuf, int64_t count, loom_type t,
+                                                int threads);
+/** The threads the automatic choice uses for @p bytes packed bytes: one
+ *  per MiB, at most the machine's hardware threads, at least 1. */
+LOOM_API int loom_parallel_threads(size_t bytes);
+/** Memory the checkpoint cache holds now (bytes).  The cache keeps the
+ *  checkpoints of the 64 most recently used (type, count) pairs within a
+ *  bound (16 MiB unless set); each entry holds a reference to its type. */
+LOOM_API size_t loom_checkpoint_cache_bytes(void);
+LOOM_API size_t loom_checkpoint_cache_limit(void);
+/** Sets the cache's bound in bytes (0: keep nothing), evicting down to it. */
+LOOM_API void loom_set_checkpoint_cache_limit(size_t bytes);
+/** @} */
+
 /** @name external32 (big-endian, the standard's external32 sizes)
  *  Pack and unpack check their arguments like loom_pack and loom_unpack.
  *  @{ */

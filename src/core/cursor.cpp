@@ -156,6 +156,20 @@ int64_t Cursor::skip(int64_t len) {
   return run(s, len);
 }
 
+void Cursor::restore(const Cursor &o) {
+  hold_ = o.hold_;
+  root_ = o.root_;
+  buf_ = o.buf_;
+  pos_ = o.pos_;
+  st_ = o.st_;  // within the reserved capacity for plans of one depth
+}
+
+void Cursor::rebase(const void *buf) {
+  const uintptr_t delta = reinterpret_cast<uintptr_t>(buf) - reinterpret_cast<uintptr_t>(buf_);
+  buf_ = at(buf, 0);
+  for (Frame &f : st_) f.base = at(f.base, (int64_t)delta);
+}
+
 int64_t Cursor::iov(loom_iov *v, size_t max_entries, int64_t max_bytes, size_t *n) {
   IovMaker m{v, max_entries};
   int64_t done = max_entries ? run(m, max_bytes) : 0;

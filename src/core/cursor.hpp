@@ -44,6 +44,14 @@ class Cursor {
   /// Skips `len` bytes without touching data (checkpoint catch-up).
   int64_t skip(int64_t len);
   int64_t iov(loom_iov *v, size_t max_entries, int64_t max_bytes, size_t *n);
+  /// Becomes a copy of `o` (a checkpoint restore) without allocating when
+  /// this cursor walks a plan of the same depth: parallel workers restore
+  /// into cursors made before any byte moves, so they cannot fail midway.
+  void restore(const Cursor &o);
+  /// Moves the walk to the same layout at another address: every position
+  /// is relative to the buffer, so checkpoints made against address 0
+  /// serve any buffer (integer arithmetic, as MPI_BOTTOM needs).
+  void rebase(const void *buf);
 
  private:
   template <class Act>

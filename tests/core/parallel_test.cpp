@@ -1,0 +1,140 @@
+// Checkpoint-parallel pack and unpack (loom.h): argument checks mirror the
+// single-threaded calls, the checkpoint cache is bounded and reported, a
+// freed type does not leave a usable entry behind, and several user
+// threads may run parallel packs at once (the pool then runs some alone).
+// Byte-identity on random types is in the differential test (parallel()).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "checkpoint_cache.hpp"
+#include "loom.h"
+
+namespace {
+
+// A vector of `blocks` doubles, every other one: a 4 MiB message at 524288.
+loom_type column(int64_t blocks) {
+  loom_type d = nullptr, v = nullptr;
+  EXPECT_EQ(loom_type_primitive(LOOM_DOUBLE, &d), LOOM_OK);
+  EXPECT_EQ(loom_type_vector(blocks, 1, 2, d, &v), LOOM_OK);
+  EXPECT_EQ(loom_type_commit(v), LOOM_OK);
+  loom_type_free(d);
+  return v;
+}
+
+std::vector<double> source(int64_t blocks) {
+  std::vector<double> a((size_t)blocks * 2);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = (double)i;
+  return a;
+}
+
+TEST(Parallel, ChecksMirrorTheSingleThreadedCalls) {
+  loom_type v = column(1024);
+  std::vector<double> a = source(1024);
+  std::vector<char> out(8192);
+  size_t pos = 0;
+  EXPECT_EQ(loom_pack_parallel(a.data(), 1, v, out.data(), out.size(), &pos, -1), LOOM_ERR_ARG);
+  EXPECT_EQ(loom_pack_parallel(a.data(), 1, nullptr, out.data(), out.size(), &pos, 2),
+            LOOM_ERR_TYPE);
+  EXPECT_EQ(loom_pack_parallel(a.data(), -1, v, out.data(), out.size(), &pos, 2), LOOM_ERR_COUNT);
+  EXPECT_EQ(loom_pack_parallel(a.data(), 1, v, out.data(), 8191, &pos, 2), LOOM_ERR_TRUNCATE);
+  EXPECT_EQ(pos, 0u);
+  EXPECT_EQ(loom_pack_parallel(a.data(), 1, v, out.data(), out.size(), nullptr, 2), LOOM_ERR_ARG);
+  EXPECT_EQ(loom_unpack_parallel(out.data(), 8191, &pos, a.data(), 1, v, 2), LOOM_ERR_TRUNCATE);
+  EXPECT_EQ(loom_pack_range_parallel(a.data(), 1, v, 8000, 193, out.data(), 2), LOOM_ERR_RANGE);
+  EXPECT_EQ(loom_pack_range_parallel(a.data(), 1, v, 0, 8, nullptr, 2), LOOM_ERR_ARG);
+  EXPECT_EQ(loom_pack_range_parallel(a.data(), 1, v, 0, 0, nullptr, 2), LOOM_OK);  // nothing
+  loom_type_free(v);
+}
+
+TEST(Parallel, AutomaticThreadsFollowTheSize) {
+  EXPECT_EQ(loom_parallel_threads(0), 1);
+  EXPECT_EQ(loom_parallel_threads(64 << 10), 1);  // small messages stay single-threaded
+  const int hw = (int)std::thread::hardware_concurrency();
+  EXPECT_EQ(loom_parallel_threads(size_t(1) << 40), hw > 0 ? hw : 1);
+}
+
+// Packs of 4 MiB with 2 threads: the bytes of one thread, checkpoints
+// cached once per (type, count) within the bound, none kept with bound 0.
+TEST(Parallel, CheckpointCacheIsBoundedAndReported) {
+  loom::set_checkpoint_min_interval(int64_t(64) << 10);
+  const int64_t blocks = 524288;
+  loom_type v = column(blocks);
+  std::vector<double> a = source(blocks);
+  std::vector<char> one((size_t)blocks * 8), two(one.size());
+  size_t p1 = 0, p2 = 0;
+  ASSERT_EQ(loom_pack(a.data(), 1, v, one.data(), one.size(), &p1), LOOM_OK);
+  ASSERT_EQ(loom_pack_parallel(a.data(), 1, v, two.data(), two.size(), &p2, 2), LOOM_OK);
+  EXPECT_EQ(p2, p1);
+  EXPECT_EQ(std::memcmp(one.data(), two.data(), one.size()), 0);
+  const size_t held = loom_checkpoint_cache_bytes();
+  EXPECT_GT(held, 0u);
+  EXPECT_LE(held, loom_checkpoint_cache_limit());
+  // Again: the same set, nothing more held.
+  p2 = 0;
+  ASSERT_EQ(loom_pack_parallel(a.data(), 1, v, two.data(), two.size(), &p2, 2), LOOM_OK);
+  EXPECT_EQ(loom_checkpoint_cache_bytes(), held);
+  const size_t limit = loom_checkpoint_cache_limit();
+  loom_set_checkpoint_cache_limit(0);
+  EXPECT_EQ(loom_checkpoint_cache_bytes(), 0u);
+  p2 = 0;
+  std::memset(two.data(), 0, two.size());
+  ASSERT_EQ(loom_pack_parallel(a.data(), 1, v, two.data(), two.size(), &p2, 2), LOOM_OK);
+  EXPECT_EQ(std::memcmp(one.data(), two.data(), one.size()), 0);  // built, used, not kept
+  EXPECT_EQ(loom_checkpoint_cache_bytes(), 0u);
+  loom_set_checkpoint_cache_limit(limit);
+  loom_type_free(v);
+}
+
+// A type freed while cached stays alive in the cache (its reference), so
+// a new type at the same address never meets the old one's checkpoints.
+TEST(Parallel, FreedTypeIsNotConfusedWithItsSuccessor) {
+  loom::set_checkpoint_min_interval(int64_t(64) << 10);
+  const int64_t blocks = 524288;
+  std::vector<double> a = source(blocks);
+  for (int stride = 2; stride <= 3; ++stride) {
+    loom_type d = nullptr, v = nullptr;
+    ASSERT_EQ(loom_type_primitive(LOOM_DOUBLE, &d), LOOM_OK);
+    ASSERT_EQ(loom_type_vector(blocks / 2, 1, stride, d, &v), LOOM_OK);
+    ASSERT_EQ(loom_type_commit(v), LOOM_OK);
+    loom_type_free(d);
+    std::vector<char> one((size_t)blocks * 4), two(one.size());
+    size_t p1 = 0, p2 = 0;
+    ASSERT_EQ(loom_pack(a.data(), 1, v, one.data(), one.size(), &p1), LOOM_OK);
+    ASSERT_EQ(loom_pack_parallel(a.data(), 1, v, two.data(), two.size(), &p2, 2), LOOM_OK);
+    EXPECT_EQ(std::memcmp(one.data(), two.data(), one.size()), 0) << "stride " << stride;
+    loom_type_free(v);
+  }
+}
+
+// Several user threads at once: each gets its own bytes.
+TEST(Parallel, ConcurrentCallers) {
+  loom::set_checkpoint_min_interval(4096);
+  const int64_t blocks = 65536;
+  loom_type v = column(blocks);
+  std::vector<double> a = source(blocks);
+  std::vector<char> want((size_t)blocks * 8);
+  size_t p = 0;
+  ASSERT_EQ(loom_pack(a.data(), 1, v, want.data(), want.size(), &p), LOOM_OK);
+  std::vector<int> ok(4, 0);
+  std::vector<std::thread> ts;
+  for (int i = 0; i < 4; ++i)
+    ts.emplace_back([&, i] {
+      std::vector<char> out(want.size());
+      int good = 1;
+      for (int r = 0; r < 20; ++r) {
+        size_t q = 0;
+        good &= loom_pack_parallel(a.data(), 1, v, out.data(), out.size(), &q, 2) == LOOM_OK &&
+                std::memcmp(out.data(), want.data(), out.size()) == 0;
+      }
+      ok[i] = good;
+    });
+  for (auto &t : ts) t.join();
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(ok[i], 1) << "thread " << i;
+  loom_type_free(v);
+  loom::set_checkpoint_min_interval(int64_t(64) << 10);
+}
+
+}  // namespace
