@@ -37,6 +37,7 @@
 #include "bench/harness.h"
 #include "bench/commit_mpi.h"
 #include "bench/engine.h"
+#include "bench/parallel_bench.h"
 #include "bench/p2p_bench.h"
 #include "bench/progress.h"
 #include "bench/report.h"
@@ -329,6 +330,18 @@ int main(int argc, char **argv) {
   engine->add_flag("--quick", ea.quick, "smoke test: small sizes");
   add_output_options(engine, ea.json, ea.csv);
 
+  loom_bench::ParallelArgs para;
+  auto *parallel = bench->add_subcommand(
+      "parallel",
+      "checkpoint-parallel pack and unpack (loom_pack_parallel) of the Ross and DDTBench "
+      "layouts, messages of at least 4 MiB, on N threads against one and memcpy");
+  parallel->add_option("--case", para.case_regex, "cases whose name or group matches (regex)");
+  parallel->add_option("--threads", para.threads, "threads of the parallel contender (default 2)")
+      ->check(CLI::Range(1, 256));
+  parallel->add_option("--budget", para.budget, "seconds of rounds per case (default 0.3)");
+  parallel->add_flag("--quick", para.quick, "smoke test: 1 MiB messages, two rounds");
+  add_output_options(parallel, para.json, para.csv);
+
   loom_bench::CmaBenchArgs ca;
   auto *cma = bench->add_subcommand(
       "cma",
@@ -404,6 +417,12 @@ int main(int argc, char **argv) {
   if (engine->parsed()) {
     MPI_Init(&argc, &argv);
     rc = loom_bench::bench_engine(ea, run_info(ea.quick, "median"), loom_bench::mpi_commit_table);
+    MPI_Finalize();
+    return rc;
+  }
+  if (parallel->parsed()) {
+    MPI_Init(&argc, &argv);  // the catalogue builds system datatypes beside Loom's
+    rc = loom_bench::bench_parallel(para, run_info(para.quick, "median"));
     MPI_Finalize();
     return rc;
   }

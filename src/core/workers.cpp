@@ -1,41 +1,72 @@
 // The worker pool: see workers.hpp.
+//
+// Waking a sleeping thread costs a futex call on each side (tens of
+// microseconds under a nested hypervisor), as much as a pack of a few
+// hundred KiB.  So a pool thread that finished a message polls for the next
+// one for a short while before it sleeps, and the caller polls for the
+// pool threads' end before it sleeps: back-to-back messages (a halo
+// exchange of several fields, a benchmark) pay no wake-ups.
 #include "workers.hpp"
 
 #include <pthread.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
-#include <vector>
 
 namespace loom {
 namespace {
 
+constexpr auto kPoll = std::chrono::microseconds(50);
+
+inline void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Polls pred for up to kPoll; whether it became true.
+template <class P>
+bool poll(P pred) {
+  const auto until = std::chrono::steady_clock::now() + kPoll;
+  for (unsigned i = 0;; ++i) {
+    if (pred()) return true;
+    relax();
+    if ((i & 63) == 63 && std::chrono::steady_clock::now() > until) return false;
+  }
+}
+
 struct Pool {
   std::mutex busy;  // one message at a time
-  std::mutex mu;
+  std::mutex mu;    // guards generation changes (for the sleepers) and start-up
   std::condition_variable wake, done;
+  // Published by the caller before it bumps `generation` (release), read
+  // by pool threads after they see the bump (acquire).
   const std::function<void(int)> *work = nullptr;
-  unsigned long generation = 0;
-  int runners = 0;   // runners of the current generation (caller included)
-  int pending = 0;   // pool threads still running it
-  int threads = 0;   // pool threads started
+  int runners = 0;  // runners of the current generation (caller included)
+  std::atomic<unsigned long> generation{0};
+  std::atomic<int> pending{0};  // pool threads still running the generation
+  int threads = 0;              // pool threads started (under mu)
 
-  // `seen`: the generation current when the thread was started (under mu),
-  // so that it never runs work older than itself.
+  // `seen`: the generation current when the thread was started, so that it
+  // never runs work older than itself.
   void loop(int id, unsigned long seen) {
     for (;;) {
-      const std::function<void(int)> *w;
-      {
+      auto moved = [&] { return generation.load(std::memory_order_acquire) != seen; };
+      if (!poll(moved)) {
         std::unique_lock<std::mutex> g(mu);
-        wake.wait(g, [&] { return generation != seen && id < runners; });
-        seen = generation;
-        w = work;
+        wake.wait(g, moved);
       }
-      (*w)(id);
-      std::lock_guard<std::mutex> g(mu);
-      if (--pending == 0) done.notify_one();
+      seen = generation.load(std::memory_order_acquire);
+      if (id >= runners) continue;
+      (*work)(id);
+      if (pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        std::lock_guard<std::mutex> g(mu);  // the caller tests under mu: no lost wake-up
+        done.notify_one();
+      }
     }
   }
 
@@ -43,7 +74,7 @@ struct Pool {
   bool grow(int n) {
     while (threads < n - 1) {
       try {
-        std::thread(&Pool::loop, this, threads + 1, generation).detach();
+        std::thread(&Pool::loop, this, threads + 1, generation.load()).detach();
       } catch (...) {
         return threads > 0;
       }
@@ -85,13 +116,16 @@ int run_parallel(int n, const std::function<void(int)> &work) noexcept {
     runners = std::min(n, p.threads + 1);
     p.work = &work;
     p.runners = runners;
-    p.pending = runners - 1;
-    ++p.generation;
+    p.pending.store(runners - 1, std::memory_order_relaxed);
+    p.generation.fetch_add(1, std::memory_order_release);
   }
-  p.wake.notify_all();
+  p.wake.notify_all();  // no system call when every pool thread is polling
   work(0);
-  std::unique_lock<std::mutex> g(p.mu);
-  p.done.wait(g, [&] { return p.pending == 0; });
+  auto finished = [&] { return p.pending.load(std::memory_order_acquire) == 0; };
+  if (!poll(finished)) {
+    std::unique_lock<std::mutex> g(p.mu);
+    p.done.wait(g, finished);
+  }
   return runners;
 }
 

@@ -1,0 +1,184 @@
+// `loom bench parallel`: see parallel_bench.h.
+#include "parallel_bench.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <regex>
+#include <vector>
+
+#include "bench_json.h"
+#include "cases.h"
+#include "harness.h"
+
+namespace loom_bench {
+namespace {
+
+constexpr int kOne = 0, kMany = 1, kCopy = 2, kKinds = 3;
+const char *const kNames[kKinds] = {"1 thread", "N threads", "memcpy"};
+
+struct Row {
+  std::string name, group;
+  size_t bytes = 0;
+  std::string error;
+  // [pack?][contender] median seconds
+  double t[2][kKinds] = {};
+  std::vector<double> samples[2][kKinds];
+};
+
+// Repetitions of f that take about 2 ms, so that a sample outlasts the
+// clock's and the pool's noise.
+int64_t calibrate(const std::function<void()> &f) {
+  int64_t reps = 1;
+  for (;;) {
+    double t0 = now_s();
+    for (int64_t i = 0; i < reps; ++i) f();
+    if (now_s() - t0 > 2e-3 || reps > (1 << 20)) return reps;
+    reps *= 2;
+  }
+}
+
+Row run_case(const CaseDef &def, const ParallelArgs &a) {
+  Row r;
+  r.name = def.name;
+  r.group = def.group;
+  CaseParams params;
+  params.quick = false;
+  std::unique_ptr<CaseInstance> inst = def.make(params);
+  loom_type t = inst->type.loom();
+  int64_t lb, extent;
+  loom_type_extent(t, &lb, &extent);
+  const size_t want = a.quick ? size_t(1) << 20 : size_t(4) << 20;
+  int64_t k = 1;
+  if (inst->packed_bytes < want && inst->packed_bytes > 0 && extent > 0)
+    k = (int64_t)((want + inst->packed_bytes - 1) / inst->packed_bytes);
+  const int64_t count = inst->count * k;
+  const size_t span = inst->user_bytes + (size_t)((k - 1) * inst->count * extent);
+  const size_t bytes = inst->packed_bytes * (size_t)k;
+  r.bytes = bytes;
+  Buf src = make_buf(span), dst1 = make_buf(span), dstn = make_buf(span);
+  Buf p1 = make_buf(bytes), pn = make_buf(bytes), mc = make_buf(bytes);
+  fill_random(src.get(), span, 1);
+  std::memset(dst1.get(), 0, span);
+  std::memset(dstn.get(), 0, span);
+  const char *in = src.get() + inst->origin;
+  char *out1 = dst1.get() + inst->origin, *outn = dstn.get() + inst->origin;
+  // Correctness first: N threads must give one thread's bytes.
+  size_t q1 = 0, qn = 0;
+  if (loom_pack(in, count, t, p1.get(), bytes, &q1) != LOOM_OK ||
+      loom_pack_parallel(in, count, t, pn.get(), bytes, &qn, a.threads) != LOOM_OK) {
+    r.error = "pack failed";
+    return r;
+  }
+  std::string diff = compare(p1.get(), pn.get(), bytes);
+  q1 = qn = 0;
+  if (diff.empty() && (loom_unpack(p1.get(), bytes, &q1, out1, count, t) != LOOM_OK ||
+                       loom_unpack_parallel(p1.get(), bytes, &qn, outn, count, t,
+                                            a.threads) != LOOM_OK))
+    diff = "unpack failed";
+  if (diff.empty()) diff = compare(dst1.get(), dstn.get(), span);
+  if (!diff.empty()) {
+    r.error = "N threads differ from one: " + diff;
+    return r;
+  }
+  std::function<void()> ops[2][kKinds] = {
+      {[&] { size_t q = 0; loom_unpack(p1.get(), bytes, &q, out1, count, t); },
+       [&] { size_t q = 0; loom_unpack_parallel(p1.get(), bytes, &q, outn, count, t, a.threads); },
+       [&] { std::memcpy(mc.get(), p1.get(), bytes); }},
+      {[&] { size_t q = 0; loom_pack(in, count, t, p1.get(), bytes, &q); },
+       [&] { size_t q = 0; loom_pack_parallel(in, count, t, pn.get(), bytes, &q, a.threads); },
+       [&] { std::memcpy(mc.get(), p1.get(), bytes); }}};
+  int64_t reps[2][kKinds];
+  for (int p = 0; p < 2; ++p)
+    for (int c = 0; c < kKinds; ++c) reps[p][c] = calibrate(ops[p][c]);
+  const double t_end = now_s() + (a.quick ? 0.02 : a.budget);
+  for (int round = 0; round < 3 || (now_s() < t_end && round < 200); ++round) {
+    if (a.quick && round >= 2) break;
+    for (int p = 0; p < 2; ++p)
+      for (int c = 0; c < kKinds; ++c) {
+        const int cc = (c + round) % kKinds;  // rotate the order each round
+        double t0 = now_s();
+        for (int64_t i = 0; i < reps[p][cc]; ++i) ops[p][cc]();
+        r.samples[p][cc].push_back((now_s() - t0) / (double)reps[p][cc]);
+      }
+  }
+  for (int p = 0; p < 2; ++p)
+    for (int c = 0; c < kKinds; ++c) r.t[p][c] = median(r.samples[p][c]);
+  return r;
+}
+
+double mbs(size_t bytes, double s) { return s > 0 ? (double)bytes / s / 1e6 : 0; }
+
+}  // namespace
+
+int bench_parallel(const ParallelArgs &a, const RunInfo &run) {
+  std::regex re(a.case_regex, std::regex::extended | std::regex::icase);
+  std::vector<Row> rows;
+  for (const CaseDef &def : all_cases())
+    if (std::regex_search(def.name, re) || std::regex_search(def.group, re))
+      rows.push_back(run_case(def, a));
+  fmt::print("loom bench parallel  |  {} threads against 1  |  {}  |  commit {}\n", a.threads,
+             run.date, run.git_commit);
+  fmt::print("{}; load average {} at the start; loom_parallel_threads(4 MiB) = {}\n",
+             run.cpu_model, format_load(run.load_start, run.cores),
+             loom_parallel_threads(size_t(4) << 20));
+  fmt::print("MB/s of packed bytes, medians over interleaved rounds; x = N threads over 1;\n"
+             "1/mcpy = one thread's rate over memcpy's of the same bytes (below 0.6: the\n"
+             "case is not memory-bound and is a target: 2 threads >= 1.7x)\n\n");
+  fmt::print("{:<26} {:>9} | {:>8} {:>8} {:>8} {:>6} {:>6} | {:>8} {:>8} {:>6} {:>6}\n", "case",
+             "bytes", "1 thr", "N thr", "memcpy", "x", "1/mcpy", "unp 1", "unp N", "x",
+             "1/mcpy");
+  std::vector<double> tgt, all;
+  double worst = INFINITY;
+  std::string worst_name;
+  for (const Row &r : rows) {
+    if (!r.error.empty()) {
+      fmt::print("{:<26} {:>9} | {}\n", r.name, r.bytes, r.error);
+      continue;
+    }
+    const double xp = r.t[1][kOne] / r.t[1][kMany], xu = r.t[0][kOne] / r.t[0][kMany];
+    const double fp = r.t[1][kCopy] / r.t[1][kOne], fu = r.t[0][kCopy] / r.t[0][kOne];
+    fmt::print("{:<26} {:>8.2f}M | {:>8.0f} {:>8.0f} {:>8.0f} {:>6.2f} {:>6.2f} | {:>8.0f} {:>8.0f} "
+               "{:>6.2f} {:>6.2f}{}\n",
+               r.name, (double)r.bytes / (1 << 20), mbs(r.bytes, r.t[1][kOne]),
+               mbs(r.bytes, r.t[1][kMany]), mbs(r.bytes, r.t[1][kCopy]), xp, fp,
+               mbs(r.bytes, r.t[0][kOne]), mbs(r.bytes, r.t[0][kMany]), xu, fu,
+               (fp < 0.6 && xp < 1.7) || (fu < 0.6 && xu < 1.7) ? "  < target" : "");
+    for (auto [x, f] : {std::pair{xp, fp}, std::pair{xu, fu}}) {
+      all.push_back(x);
+      if (f < 0.6) tgt.push_back(x);
+      if (x < worst) worst = x, worst_name = r.name;
+    }
+  }
+  auto geo = [](const std::vector<double> &v) {
+    double s = 0;
+    for (double x : v) s += std::log(x);
+    return v.empty() ? 0.0 : std::exp(s / (double)v.size());
+  };
+  const double tmin = tgt.empty() ? 0 : *std::min_element(tgt.begin(), tgt.end());
+  fmt::print("\nN threads over 1: target cases (pack and unpack below 0.6 of memcpy): {} of {}, "
+             "geometric mean {:.2f}, lowest {:.2f}; all: geometric mean {:.2f}, lowest {:.2f} ({})\n",
+             tgt.size(), all.size(), geo(tgt), tmin, geo(all), worst, worst_name);
+  if (a.json.empty() && a.csv.empty()) return 0;
+  nlohmann::json doc = bench_document("parallel", run);
+  nlohmann::json tbl = table_json("parallel", "checkpoint-parallel pack and unpack",
+                                  "seconds per message", {kNames[0], kNames[1], kNames[2]});
+  tbl["threads"] = a.threads;
+  tbl["rows"] = nlohmann::json::array();
+  for (const Row &r : rows)
+    for (int p = 1; p >= 0; --p) {
+      nlohmann::json row =
+          row_json(r.name + (p ? " pack" : " unpack"), r.group, "", "", r.bytes,
+                   (int)r.samples[p][0].size(), {}, r.error);
+      nlohmann::json c = nlohmann::json::object();
+      for (int k = 0; k < kKinds; ++k) c[kNames[k]] = samples_json(1, r.samples[p][k]);
+      row["contenders"] = c;
+      tbl["rows"].push_back(row);
+    }
+  doc["tables"] = nlohmann::json::array({tbl});
+  return write_results(a.json, a.csv, doc) ? 0 : 1;
+}
+
+}  // namespace loom_bench
