@@ -2,8 +2,11 @@
 
 #include "config.hpp"
 
+#include <algorithm>
+
 #include "build_flavor.hpp"
 #include "errors.hpp"
+#include "loom.h"
 
 namespace loom_mpi {
 
@@ -15,6 +18,13 @@ const loom::settings::Snapshot &config() {
     return s;
   }();
   return *snapshot;
+}
+
+int pack_threads(size_t bytes) {
+  static const int64_t setting = config().bytes(Id::threads);
+  if (setting == 1) return 1;
+  const int automatic = loom_parallel_threads(bytes);
+  return setting == 0 ? automatic : std::min<int>(automatic, (int)setting);
 }
 
 }  // namespace loom_mpi

@@ -12,4 +12,8 @@ using loom::settings::Id;
 // The process's settings (never destroyed: MPI_Finalize may run at exit).
 const loom::settings::Snapshot &config();
 
+// Threads for packing or unpacking a message of `bytes` packed bytes
+// (LOOM_THREADS; loom_parallel_threads() keeps small messages on one).
+int pack_threads(size_t bytes);
+
 }  // namespace loom_mpi

@@ -3,6 +3,7 @@
 // Inline so that MPI_Pack of a small message costs one lock-free lookup and
 // a handful of compares before the copy.
 #pragma once
+#include "config.hpp"
 #include "mirror.hpp"
 
 #include <algorithm>
@@ -107,7 +108,8 @@ int pack_core(bool ext32, const void *inbuf, int64_t count, MPI_Datatype dt,
     size_t pos = 0;
     loom_status st =
         ext32 ? loom_pack_external32(base, count, t, dst, (size_t)need, &pos)
-              : loom_pack(base, count, t, dst, (size_t)need, &pos);
+              : loom_pack_parallel(base, count, t, dst, (size_t)need, &pos,
+                                   pack_threads((size_t)need));
     if (st != LOOM_OK || (int64_t)pos != need) return kFallback;
   }
   *position += (P)need;
@@ -134,7 +136,8 @@ int unpack_core(bool ext32, const void *inbuf, int64_t insize, P *position,
     void *b = const_cast<void *>(base);
     loom_status st =
         ext32 ? loom_unpack_external32(src, (size_t)need, &pos, b, count, t)
-              : loom_unpack(src, (size_t)need, &pos, b, count, t);
+              : loom_unpack_parallel(src, (size_t)need, &pos, b, count, t,
+                                     pack_threads((size_t)need));
     if (st != LOOM_OK || (int64_t)pos != need) return kFallback;
   }
   *position += (P)need;

@@ -280,17 +280,19 @@ bool contiguous_run(const void *buf, int64_t count, MPI_Datatype dt, Side *s) {
 
 int pack_side(const Side &s, char *dst) {
   size_t pos = 0;
-  loom_status st = loom_pack(s.base, s.count, s.type, dst, s.bytes, &pos);
+  loom_status st = loom_pack_parallel(s.base, s.count, s.type, dst, s.bytes, &pos,
+                                      pack_threads(s.bytes));
   return st == LOOM_OK && pos == s.bytes ? MPI_SUCCESS : MPI_ERR_INTERN;
 }
 
 int unpack_side(const Side &s, const char *src, size_t offset, size_t len) {
   loom_status st;
+  const int threads = pack_threads(len);
   if (offset == 0 && len == s.bytes) {
     size_t pos = 0;
-    st = loom_unpack(src, len, &pos, s.base, s.count, s.type);
+    st = loom_unpack_parallel(src, len, &pos, s.base, s.count, s.type, threads);
   } else {
-    st = loom_unpack_range(src, offset, len, s.base, s.count, s.type);
+    st = loom_unpack_range_parallel(src, offset, len, s.base, s.count, s.type, threads);
   }
   return st == LOOM_OK ? MPI_SUCCESS : MPI_ERR_INTERN;
 }

@@ -122,6 +122,14 @@ const std::vector<Spec> &registry() {
        "cross-memory attach (process_vm_readv) may be used; off: treated as "
        "refused (tests the fallback)",
        nullptr, 1},
+      // Opt-in: the threads come from the process's own cores, which an MPI
+      // job usually fills with one rank each.
+      {Id::threads, "LOOM_THREADS", Type::size, 1, 1, 0, 256,
+       "threads that pack and unpack one large message (MPI_Pack/MPI_Unpack "
+       "and staged messages; checkpoint-parallel, docs/dropin.md): 1 one "
+       "thread; N at most N, one per MiB of the message; 0 one per MiB up "
+       "to the machine's hardware threads",
+       nullptr, 1},
   };
   return *specs;
 }

@@ -42,7 +42,8 @@ enum class Id {
   l2l_grace,
   l2l_run,
   l2l_coll_min,
-  cma
+  cma,
+  threads
 };
 
 /// One setting's definition.
