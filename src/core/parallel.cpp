@@ -89,6 +89,22 @@ loom_status range(bool pack, const void *userbuf, int64_t count, loom_type t, si
   });
 }
 
+// The checks of loom_pack and loom_unpack, in their order (threads first):
+// LOOM_OK with *n the stream's length; nothing to move when it is 0.
+loom_status check_whole(int threads, loom_type t, int64_t count, const size_t *position,
+                        size_t size, const void *a, const void *b, int64_t *n) {
+  if (threads < 0) return LOOM_ERR_ARG;
+  if (!t || !t->committed.load(std::memory_order_acquire)) return LOOM_ERR_TYPE;
+  if (count < 0) return LOOM_ERR_COUNT;
+  loom_status s = loom::message_bytes(t, count, n);
+  if (s != LOOM_OK) return s;
+  if (!position || *position > size) return LOOM_ERR_ARG;
+  if (*n == 0) return LOOM_OK;
+  if (!a || !b) return LOOM_ERR_ARG;
+  if ((uint64_t)*n > size - *position) return LOOM_ERR_TRUNCATE;
+  return LOOM_OK;
+}
+
 }  // namespace
 
 extern "C" {
@@ -110,16 +126,9 @@ loom_status loom_unpack_range_parallel(const void *in, size_t offset, size_t len
 
 loom_status loom_pack_parallel(const void *inbuf, int64_t count, loom_type t, void *outbuf,
                                size_t outsize, size_t *position, int threads) {
-  if (threads < 0) return LOOM_ERR_ARG;
-  if (!t || !t->committed.load(std::memory_order_acquire)) return LOOM_ERR_TYPE;
-  if (count < 0) return LOOM_ERR_COUNT;
   int64_t n;
-  loom_status s = loom::message_bytes(t, count, &n);
-  if (s != LOOM_OK) return s;
-  if (!position || *position > outsize) return LOOM_ERR_ARG;
-  if (n == 0) return LOOM_OK;
-  if (!inbuf || !outbuf) return LOOM_ERR_ARG;
-  if ((uint64_t)n > outsize - *position) return LOOM_ERR_TRUNCATE;
+  loom_status s = check_whole(threads, t, count, position, outsize, inbuf, outbuf, &n);
+  if (s != LOOM_OK || n == 0) return s;
   if (runners(threads, n, 0, (size_t)n) <= 1)  // the whole-message kernels
     return loom_pack(inbuf, count, t, outbuf, outsize, position);
   s = range(true, inbuf, count, t, 0, (size_t)n, static_cast<char *>(outbuf) + *position,
@@ -130,16 +139,9 @@ loom_status loom_pack_parallel(const void *inbuf, int64_t count, loom_type t, vo
 
 loom_status loom_unpack_parallel(const void *inbuf, size_t insize, size_t *position,
                                  void *outbuf, int64_t count, loom_type t, int threads) {
-  if (threads < 0) return LOOM_ERR_ARG;
-  if (!t || !t->committed.load(std::memory_order_acquire)) return LOOM_ERR_TYPE;
-  if (count < 0) return LOOM_ERR_COUNT;
   int64_t n;
-  loom_status s = loom::message_bytes(t, count, &n);
-  if (s != LOOM_OK) return s;
-  if (!position || *position > insize) return LOOM_ERR_ARG;
-  if (n == 0) return LOOM_OK;
-  if (!inbuf || !outbuf) return LOOM_ERR_ARG;
-  if ((uint64_t)n > insize - *position) return LOOM_ERR_TRUNCATE;
+  loom_status s = check_whole(threads, t, count, position, insize, inbuf, outbuf, &n);
+  if (s != LOOM_OK || n == 0) return s;
   if (runners(threads, n, 0, (size_t)n) <= 1)
     return loom_unpack(inbuf, insize, position, outbuf, count, t);
   s = range(false, outbuf, count, t, 0, (size_t)n,
