@@ -1,7 +1,6 @@
 // The cross-memory attach probe: see cma_probe.hpp.
 #include "cma_probe.hpp"
 
-#include <fcntl.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -10,10 +9,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <new>
-#include <sstream>
 
 #include "cma.hpp"
 
@@ -67,21 +66,19 @@ bool read_costs(const std::string &path, CmaCosts *c) {
   return true;
 }
 
-// Publishes c as `path` unless someone did first: written to a file of
-// this process, then linked to the final name (which fails if it exists).
+// Publishes c as `path` unless someone did first: written whole to a file
+// of this process's own (mkstemp: unique even across pid namespaces that
+// share /dev/shm), then linked to the final name, which fails if it exists.
 void publish(const std::string &path, const CmaCosts &c) {
-  const std::string tmp = path + "." + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out.precision(17);
-    out << kMagic << ' ' << c.call_ns << ' ' << c.seg_ns << ' ' << c.byte_ns << ' '
-        << c.copy_byte_ns << '\n';
-    if (!out.flush()) {
-      unlink(tmp.c_str());
-      return;
-    }
-  }
-  (void)link(tmp.c_str(), path.c_str());
+  std::string tmp = path + ".XXXXXX";
+  const int fd = mkstemp(&tmp[0]);
+  if (fd < 0) return;
+  char line[160];
+  const int n = std::snprintf(line, sizeof line, "%s %.17g %.17g %.17g %.17g\n", kMagic,
+                              c.call_ns, c.seg_ns, c.byte_ns, c.copy_byte_ns);
+  const bool whole = n > 0 && n < (int)sizeof line && write(fd, line, (size_t)n) == n;
+  close(fd);
+  if (whole) (void)link(tmp.c_str(), path.c_str());
   unlink(tmp.c_str());
 }
 
