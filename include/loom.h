@@ -242,6 +242,12 @@ LOOM_API loom_status loom_cursor_copy(loom_cursor dst, loom_cursor src);
 /** Total packed bytes and current offset. */
 LOOM_API size_t loom_cursor_total(loom_cursor c);
 LOOM_API size_t loom_cursor_offset(loom_cursor c);
+/** Bytes of walk state a snapshot of @p c holds (its position, buffer and
+ *  plan references and one frame per plan level): what a checkpoint costs
+ *  in the memory of whoever keeps it, e.g. a NIC that stores checkpoints
+ *  next to the packets it unpacks.  The plan itself is not counted (see
+ *  loom_layout_encode for its size).  0 for a null cursor. */
+LOOM_API size_t loom_cursor_state_bytes(loom_cursor c);
 LOOM_API loom_status loom_cursor_seek(loom_cursor c, size_t offset);
 /** Packs the next @p len bytes (fewer at the end) into @p out. */
 LOOM_API loom_status loom_cursor_pack(loom_cursor c, void *out, size_t len,

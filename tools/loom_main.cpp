@@ -10,6 +10,8 @@
 //   loom bench summary FILE.json...
 //   loom info [--markdown]
 //   loom tune [--quick] [--repeats N] [--budget S] [--output FILE] [--scheme NAME]...
+//   loom sim [--layout vector|REGEX] [--strategy NAME]... [--preset paper|pspin]
+//            [--set KEY=VALUE]... [--figures DIR] [--quick] ...   (docs/sim.md)
 //
 // Every suite reports progress on stderr (rank 0; --quiet: none, --progress:
 // a line per case).
@@ -45,6 +47,7 @@
 #include "bench/scheme_runs.h"
 #include "bench/summary.h"
 #include "info.h"
+#include "sim/sim_cli.h"
 #include "scheme_id.hpp"
 #include "tune/tune.h"
 #include "loom.h"
@@ -387,6 +390,15 @@ int main(int argc, char **argv) {
   tune->add_flag("--coll", ta.coll, "internal: the worker measures the collective sweep")
       ->group("");
 
+  loom_sim::SimArgs sa;
+  auto *sim = app.add_subcommand(
+      "sim",
+      "packet-level simulation of a NIC that unpacks messages with handler units (the sPIN "
+      "datatype paper's strategies: specialized, HPU-local, RO-CP, RW-CP; an iovec NIC and "
+      "host unpack as baselines), driven by Loom's cursor over the real layout and costs "
+      "timed on this machine; every message replayed against loom_unpack (docs/sim.md)");
+  loom_sim::add_sim_options(sim, sa);
+
   CLI11_PARSE(app, argc, argv);
   g_command_line.assign(argv, argv + argc);
   if (summary->parsed())
@@ -417,6 +429,15 @@ int main(int argc, char **argv) {
   if (engine->parsed()) {
     MPI_Init(&argc, &argv);
     rc = loom_bench::bench_engine(ea, run_info(ea.quick, "median"), loom_bench::mpi_commit_table);
+    MPI_Finalize();
+    return rc;
+  }
+  if (sim->parsed()) {
+    MPI_Init(&argc, &argv);  // the DDTBench catalogue builds system datatypes beside Loom's
+    std::vector<loom_bench::CaseDef> ddtbench, selected;
+    loom_bench::add_ddtbench_cases(ddtbench);
+    if (sa.layout == "vector" || (rc = select_cases(sa.layout, ddtbench, selected)) == 0)
+      rc = loom_sim::run_sim(sa, selected, ddtbench, fmt::format("{}", fmt::join(g_command_line, " ")));
     MPI_Finalize();
     return rc;
   }

@@ -145,6 +145,7 @@ loom_status loom_cursor_copy(loom_cursor dst, loom_cursor src) {
 
 size_t loom_cursor_total(loom_cursor c) { return c ? c->cur.total() : 0; }
 size_t loom_cursor_offset(loom_cursor c) { return c ? c->cur.offset() : 0; }
+size_t loom_cursor_state_bytes(loom_cursor c) { return c ? c->cur.state_bytes() : 0; }
 
 loom_status loom_cursor_seek(loom_cursor c, size_t offset) {
   if (!c) return LOOM_ERR_ARG;

@@ -52,6 +52,11 @@ class Cursor {
   /// is relative to the buffer, so checkpoints made against address 0
   /// serve any buffer (integer arithmetic, as MPI_BOTTOM needs).
   void rebase(const void *buf);
+  /// Snapshot size: the scalars a restore needs plus the whole stack a walk
+  /// of this plan can reach (a checkpoint must hold its deepest state).
+  size_t state_bytes() const {
+    return sizeof(root_) + sizeof(buf_) + sizeof(pos_) + stack_depth() * sizeof(Frame);
+  }
 
  private:
   template <class Act>
