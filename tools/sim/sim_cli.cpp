@@ -150,7 +150,7 @@ int run_sim(const SimArgs &a, const std::vector<loom_bench::CaseDef> &selected,
       return 1;
     }
     fmt::print("\nverification: all {} runs replay identical to loom_unpack and respect the "
-               "link, handler and host-interface bounds\n",
+               "link, handler, host-interface and DMA-slot bounds\n",
                report.runs());
     return 0;
   } catch (const std::exception &e) {

@@ -24,6 +24,11 @@ class HostLink {
     return free_ + latency_;
   }
   double latency() const { return latency_; }
+  // The least time `writes` writes need when `issuers` issuers keep at most
+  // `slots` each in flight until they land.
+  double slots_bound_ns(size_t writes, size_t issuers, size_t slots) const {
+    return (double)writes * latency_ / (double)(issuers * std::max<size_t>(1, slots));
+  }
   double bound_ns() const { return wire_bytes / bytes_per_ns_ + latency_; }
   double wire_bytes = 0;
 
@@ -84,7 +89,8 @@ class OffloadSim {
   OffloadSim(const Params &p, const Layout &l, Handlers &h, const HpuCosts &k,
              const EngineOptions &o, std::vector<DmaWrite> &w)
       : p_(p), l_(l), h_(h), k_(k), w_(w), link_(p), n_(packet_count(p, l)),
-        order_(arrival_order(n_, o)), pending_(h.vhpus()), queued_(h.vhpus(), false) {
+        order_(arrival_order(n_, o)), pending_(h.vhpus()), queued_(h.vhpus(), false),
+        first_write_(w.size()) {
     const size_t hpus = (size_t)p.hpus();
     for (size_t i = 0; i < hpus; ++i) {
       hpu_.push_back(Hpu{DmaSlots((size_t)p.get("dma_outstanding"))});
@@ -113,6 +119,8 @@ class OffloadSim {
     t_.link_bound_ns = link_time_ns(p_, l_);
     t_.handler_bound_ns = t_.busy_ns / p_.hpus();
     t_.pcie_bound_ns = link_.bound_ns();
+    t_.dma_slots_bound_ns = link_.slots_bound_ns(w_.size() - first_write_, (size_t)p_.hpus(),
+                                                 (size_t)p_.get("dma_outstanding"));
     return t_;
   }
 
@@ -256,6 +264,7 @@ class OffloadSim {
   std::vector<size_t> order_;
   std::vector<std::deque<size_t>> pending_;
   std::vector<bool> queued_;
+  size_t first_write_;
   std::deque<size_t> ready_;
   std::vector<Hpu> hpu_;
   std::vector<size_t> free_;
@@ -278,7 +287,10 @@ Timeline simulate_offload(const Params &p, const Layout &l, Handlers &h, const H
 Timeline simulate_iovec(const Params &p, const Layout &l, std::vector<DmaWrite> &writes) {
   Timeline tl;
   HostLink link(p);
-  DmaSlots slots((size_t)p.get("dma_outstanding"));
+  // The NIC's whole DMA engine: as many writes in flight as all HPUs
+  // together may keep (the same engine, without handlers in front of it).
+  const size_t slot_count = (size_t)(p.hpus() * p.get("dma_outstanding"));
+  DmaSlots slots(slot_count);
   const size_t entries = (size_t)p.get("iovec_entries");
   loom_cursor c = l.new_cursor();
   double arrived = 0, t = 0, last = 0;
@@ -296,14 +308,18 @@ Timeline simulate_iovec(const Params &p, const Layout &l, std::vector<DmaWrite> 
         ++tl.iovec_refills;
       }
       t = slots.ready(t);
-      last = std::max(last, link.write(t, writes[i].len));
+      const double land = link.write(t, writes[i].len);
+      slots.issued(land);
+      last = std::max(last, land);
     }
   }
   loom_cursor_free(c);
   tl.time_ns = link.write(std::max(t, last), 0);
   tl.pcie_wire_bytes = link.wire_bytes;
   tl.link_bound_ns = link_time_ns(p, l);
+  tl.handler_bound_ns = (double)tl.iovec_refills * p.get("pcie_read_ns");  // refills are serial
   tl.pcie_bound_ns = link.bound_ns();
+  tl.dma_slots_bound_ns = link.slots_bound_ns(writes.size(), 1, slot_count);
   return tl;
 }
 

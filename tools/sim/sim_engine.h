@@ -33,15 +33,21 @@ struct Timeline {
   size_t max_buffer_bytes = 0;
   double pcie_wire_bytes = 0;   // every write, TLP overhead included
   size_t iovec_refills = 0;     // iovec NIC: PCIe reads of entries
-  // Closed-form lower bounds on time_ns.
+  // Closed-form lower bounds on time_ns; handler_bound_ns is the busy time
+  // over the HPUs (offload), the serial iovec refills (iovec NIC), or the
+  // link plus the unpack (host).
   double link_bound_ns = 0, handler_bound_ns = 0, pcie_bound_ns = 0;
+  // Every issuer keeps at most D writes in flight, each for at least the
+  // DMA latency: writes x latency / (issuers x D).
+  double dma_slots_bound_ns = 0;
 };
 
 // An offloaded strategy.  Appends the handlers' DMA writes to `writes`.
 Timeline simulate_offload(const Params &p, const Layout &l, Handlers &h, const HpuCosts &k,
                           const EngineOptions &o, std::vector<DmaWrite> &writes);
 // The Portals 4 iovec NIC of §5.3: in order, `iovec_entries` entries on the
-// NIC, a PCIe read each time they are used up, one DMA write per block.
+// NIC, a PCIe read each time they are used up, one DMA write per block from
+// a DMA engine with hpus x dma_outstanding writes in flight.
 Timeline simulate_iovec(const Params &p, const Layout &l, std::vector<DmaWrite> &writes);
 // Contiguous receive of the packed message, then loom_unpack on the host
 // (`unpack_ns`, measured here).

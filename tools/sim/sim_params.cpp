@@ -53,6 +53,8 @@ Params Params::preset(const std::string &name) {
       {"dma_latency_ns", 250, "ns", "assumed",
        "a DMA write lands this long after its last byte leaves (half the 500 ns read)"},
       {"dma_outstanding", 8, "", "assumed", "DMA writes in flight per HPU before it stalls"},
+      {"dma_issue_cycles", 0, "cycles", "assumed",
+       "HPU cycles per DMA command beyond the measured per-block costs (which store it to a ring)"},
       {"pcie_read_ns", 500, "ns", kPaperIovec, "PCIe read round trip (iovec refill)"},
       {"iovec_entries", 32, "", kPaperIovec, "iovec entries the NIC holds (ConnectX-3)"},
       {"iovec_entry_bytes", 16, "B", "assumed", "one iovec entry: address + length"},
@@ -89,7 +91,8 @@ void Params::set(const std::string &key, double value, const std::string &source
     throw std::invalid_argument("unknown sim parameter '" + key + "' (known: " + known + ")");
   }
   const bool may_be_zero = key == "dma_latency_ns" || key == "pcie_read_ns" ||
-                           key == "header_bytes" || key == "pcie_tlp_overhead";
+                           key == "header_bytes" || key == "pcie_tlp_overhead" ||
+                           key == "dma_issue_cycles";
   if (!std::isfinite(value) || value < 0 || (value == 0 && !may_be_zero))
     throw std::invalid_argument("sim parameter " + key + " must be positive");
   p->value = value;

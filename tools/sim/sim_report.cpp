@@ -24,6 +24,7 @@ nlohmann::json run_json(const LayoutRuns &l, const RunResult &r) {
           {"time_ns", r.tl.time_ns},
           {"gbit_s", gbit_s(l.bytes, r.tl.time_ns)},
           {"speedup", r.speedup},
+          {"reuses_to_amortize", r.reuses_to_amortize},
           {"fallback", r.fallback},
           {"handler_ns", {{"init", r.mean.init}, {"setup", r.mean.setup}, {"blocks", r.mean.blocks}}},
           {"busy_ns", r.tl.busy_ns},
@@ -38,7 +39,8 @@ nlohmann::json run_json(const LayoutRuns &l, const RunResult &r) {
           {"max_buffer_bytes", r.tl.max_buffer_bytes},
           {"bounds_ns", {{"link", r.tl.link_bound_ns},
                          {"handlers", r.tl.handler_bound_ns},
-                         {"host_interface", r.tl.pcie_bound_ns}}},
+                         {"host_interface", r.tl.pcie_bound_ns},
+                         {"dma_slots", r.tl.dma_slots_bound_ns}}},
           {"closest_bound", r.binding},
           {"replay", verdict(r)},
           {"bounds_violated", r.bounds}};
@@ -72,6 +74,7 @@ nlohmann::json layout_json(const LayoutRuns &l) {
             {"fits", l.interval.fits},
             {"t_ph_ns", l.interval.t_ph_ns}}},
           {"checkpoint_create_ns", l.checkpoint_create_ns},
+          {"host_memory_traffic", l.host_memory_traffic},
           {"runs", runs}};
 }
 
@@ -169,18 +172,19 @@ std::string Report::write_csv(const std::string &path) const {
   out << "figure,x,hpus,layout,bytes,packets,blocks,gamma,strategy,time_ns,gbit_s,speedup,"
          "fallback,init_ns,setup_ns,blocks_ns,nic_memory,to_nic,writes,catchup_blocks,resets,"
          "interval_bytes,interval_bound,checkpoints,checkpoint_create_ns,host_unpack_ns,"
-         "dest_lines,closest_bound,replay\n";
+         "dest_lines,host_memory_traffic,reuses_to_amortize,closest_bound,replay\n";
   for (const Entry &e : entries_) {
     const LayoutRuns &l = e.runs;
     for (const RunResult &r : l.runs)
       out << fmt::format(
           "{},{:g},{},\"{}\",{},{},{},{:.3f},{},{:.1f},{:.3f},{:.4f},{},{:.2f},{:.2f},{:.2f},{},{},"
-          "{},{},{},{},\"{}\",{},{:.0f},{:.0f},{},\"{}\",\"{}\"\n",
+          "{},{},{},{},\"{}\",{},{:.0f},{:.0f},{},{},{:g},\"{}\",\"{}\"\n",
           e.figure, e.x, e.hpus, l.layout, l.bytes, l.packets, l.blocks, l.gamma,
           strategy_name(r.strategy), r.tl.time_ns, gbit_s(l.bytes, r.tl.time_ns), r.speedup,
           r.fallback ? 1 : 0, r.mean.init, r.mean.setup, r.mean.blocks, r.nic_memory, r.to_nic,
           r.writes, r.catchup_blocks, r.resets, l.interval.bytes, l.interval.bound,
           l.interval.checkpoints, l.checkpoint_create_ns, l.host.host_unpack_ns, l.dest_lines,
+          l.host_memory_traffic, r.reuses_to_amortize,
           r.binding, verdict(r));
   }
   return out ? "" : "cannot write " + path;

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "sim_replay.h"
 
 namespace loom_sim {
@@ -14,9 +16,12 @@ void check_bounds(RunResult &r) {
     const char *name;
     double ns;
   } bounds[] = {{"link", r.tl.link_bound_ns},
-                {r.strategy == Strategy::kHost ? "link + host unpack" : "handler throughput",
+                {r.strategy == Strategy::kHost    ? "link + host unpack"
+                 : r.strategy == Strategy::kIovec ? "iovec refills"
+                                                  : "handler throughput",
                  r.tl.handler_bound_ns},
-                {"host interface", r.tl.pcie_bound_ns}};
+                {"host interface", r.tl.pcie_bound_ns},
+                {"DMA slots", r.tl.dma_slots_bound_ns}};
   double closest = 0;
   for (const auto &b : bounds) {
     if (r.tl.time_ns < b.ns * (1 - 1e-9))
@@ -39,6 +44,7 @@ LayoutRuns run_layout(const Params &p, const Layout &l, const Costs &costs,
   out.state_bytes = l.state_bytes();
   out.plan_bytes = l.plan_bytes();
   out.dest_lines = l.dest_lines();
+  out.host_memory_traffic = 2 * l.packed() + 2 * 64 * l.dest_lines();
   out.interval = choose_interval(p, l, out.hpu, out.gamma);
   if (o.checkpoint_cost && out.interval.fits)
     out.checkpoint_create_ns = checkpoint_create_ns(l, out.interval.bytes, o.calibration);
@@ -77,6 +83,10 @@ LayoutRuns run_layout(const Params &p, const Layout &l, const Costs &costs,
     if (o.corrupt_replay && !writes.empty()) writes[writes.size() / 2].dest += 1;
     if (!r.fallback) r.replay = replay.check(writes);
     r.speedup = host.tl.time_ns / r.tl.time_ns;
+    const double saved = host.tl.time_ns - r.tl.time_ns;
+    if (checkpointed && !r.fallback && out.checkpoint_create_ns > 0 && saved > 0)
+      r.reuses_to_amortize =
+          std::ceil((out.checkpoint_create_ns + (double)r.to_nic / p.pcie_bytes_per_ns()) / saved);
     check_bounds(r);
     out.runs.push_back(r);
   }

@@ -35,6 +35,10 @@ struct RunResult {
   std::string bounds;        // "" = every closed-form bound holds
   std::string binding;       // the bound closest to the result
   double speedup = 0;        // host time / this time
+  // RO-CP, RW-CP: messages it takes for the time saved over host unpack to
+  // pay for making the checkpoints and copying them to the NIC; 0 when no
+  // message saves time (or the cost was not measured).
+  double reuses_to_amortize = 0;
 };
 
 struct LayoutRuns {
@@ -45,6 +49,11 @@ struct LayoutRuns {
   HpuCosts hpu;
   Interval interval;         // RW-CP and RO-CP
   double checkpoint_create_ns = 0;
+  // Bytes to and from main memory per message (Figure 17): the host path
+  // writes the packed message, reads it back and reads and writes back
+  // every line of the receive buffer the unpack touches (counted from the
+  // blocks; no LLC counters here); an offloaded unpack writes the message.
+  size_t host_memory_traffic = 0;
   std::vector<RunResult> runs;  // host first
   LayoutRuns(const Costs &c, const Params &p) : host(c), hpu(c, p) {}
 };

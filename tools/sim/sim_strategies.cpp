@@ -207,11 +207,11 @@ bool parse_strategy(const std::string &name, Strategy &out) {
 HpuCosts::HpuCosts(const Costs &host, const Params &p)
     : ratio(p.get("host_ghz") / p.hpu_ghz()),
       init(host.init_ns * ratio),
-      block(host.block_ns * ratio),
+      block(host.block_ns * ratio + p.get("dma_issue_cycles") / p.hpu_ghz()),
       walk_block(host.walk_block_ns * ratio),
       seek(host.seek_ns * ratio),
       copy(host.copy_ns * ratio),
-      specialized_block(host.specialized_block_ns * ratio) {}
+      specialized_block(host.specialized_block_ns * ratio + p.get("dma_issue_cycles") / p.hpu_ghz()) {}
 
 Interval choose_interval(const Params &p, const Layout &l, const HpuCosts &k, double gamma) {
   Interval iv;

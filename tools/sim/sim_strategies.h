@@ -37,7 +37,8 @@ struct HandlerCost {
   double total() const { return init + setup + blocks; }
 };
 
-// The host-measured costs in HPU nanoseconds (x host_ghz / hpu_ghz).
+// The host-measured costs in HPU nanoseconds (x host_ghz / hpu_ghz); a
+// block's cost includes issuing its DMA write (dma_issue_cycles).
 struct HpuCosts {
   double ratio = 1;  // host_ghz / hpu_ghz
   double init, block, walk_block, seek, copy, specialized_block;
