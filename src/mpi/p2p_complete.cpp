@@ -125,6 +125,99 @@ int finish_some(int n, PendingOp **ops, MPI_Request *reqs, int outcount,
   return some ? merge_in_status(rc, lrc, comm, st, done, failed.p) : merge(rc, lrc, comm);
 }
 
+// Whether op moves data into the program's buffers when it completes (a
+// receive's unpack or pull, a nonblocking collective's unpack steps).
+inline bool delivers(const PendingOp *op) {
+  return op->kind != PendingOp::kSend &&
+         (!op->unpacks.empty() || op->rdv_check || op->on_data);
+}
+
+// Whether a Waitall over ops should take its requests as they complete:
+// several of them deliver data, so unpacking one as soon as it is in
+// overlaps the arrival of the others (and their senders' packing), as a
+// hand-written loop of Waits does; a single delivering op gains nothing.
+bool overlap_pays(int n, PendingOp *const *ops) {
+  int delivering = 0;
+  for (int i = 0; i < n && delivering < 2; ++i)
+    if (ops[i] && delivers(ops[i])) ++delivering;
+  return delivering >= 2;
+}
+
+// An empty status (MPI 3.7.3), what MPI_Waitall reports for a null or
+// inactive request.  Its error field means nothing unless the call returns
+// MPI_ERR_IN_STATUS (then it is set below).
+void set_empty(MPI_Status *st) {
+  st->MPI_SOURCE = MPI_ANY_SOURCE;
+  st->MPI_TAG = MPI_ANY_TAG;
+  PMPI_Status_set_elements_x(st, MPI_BYTE, 0);
+  PMPI_Status_set_cancelled(st, 0);
+}
+
+// MPI_Waitall as the program sees it, carried out with PMPI_Waitsome:
+// every op is finished (unpacked) the moment the system reports its
+// request complete, while the rest are still arriving.  The outcome is
+// MPI_Waitall's: every request completed and its status in the program's
+// order (empty for null and inactive ones).  After a failure the system
+// reports, the rest are completed by one PMPI_Waitall, as the system's
+// MPI_Waitall would have gone on with them, and the call returns
+// MPI_ERR_IN_STATUS; Loom's own failures make MPI_ERR_IN_STATUS too.
+int waitall_overlapped(int n, PendingOp **ops, MPI_Request *reqs, MPI_Status *st) {
+  Scratch<int> idx(n);
+  Scratch<MPI_Status> got(n);
+  Scratch<char> reported(n), failed(n);
+  for (int i = 0; i < n; ++i) reported[i] = failed[i] = false;
+  int lrc = MPI_SUCCESS;
+  MPI_Comm comm = MPI_COMM_WORLD;
+  // Request i completed with status s and outcome e (rc: the call's).
+  auto take = [&](int i, const MPI_Status &s, int rc) {
+    st[i] = s;
+    reported[i] = true;
+    const int e = outcome(rc, &s);
+    failed[i] = e != MPI_SUCCESS;
+    PendingOp *op = ops[i];
+    if (!op) return;
+    ops[i] = nullptr;
+    MPI_Comm c = op->comm;
+    int r = complete(op, &st[i], e, &reqs[i]);
+    if (r == MPI_SUCCESS) return;
+    failed[i] = true;
+    if (lrc == MPI_SUCCESS) {
+      lrc = r;
+      comm = c;
+    }
+  };
+  int rc = MPI_SUCCESS;
+  for (;;) {
+    int out = MPI_UNDEFINED;
+    rc = PMPI_Waitsome(n, reqs, &out, idx.p, got.p);
+    if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) break;  // nothing completed
+    if (out == MPI_UNDEFINED) break;                          // none active left
+    for (int j = 0; j < out; ++j) take(idx[j], got[j], rc);
+    if (rc != MPI_SUCCESS) break;
+  }
+  if (rc == MPI_ERR_IN_STATUS) {
+    int rest = PMPI_Waitall(n, reqs, got.p);
+    if (rest == MPI_SUCCESS || rest == MPI_ERR_IN_STATUS)
+      for (int i = 0; i < n; ++i)
+        if (!reported[i]) take(i, got[i], rest);
+  }
+  for (int i = 0; i < n; ++i)
+    if (ops[i]) unclaim(ops[i]);
+  if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return rc;
+  if (rc == MPI_SUCCESS && lrc == MPI_SUCCESS) {
+    for (int i = 0; i < n; ++i)
+      if (!reported[i]) set_empty(&st[i]);
+    return MPI_SUCCESS;
+  }
+  for (int i = 0; i < n; ++i) {
+    if (!reported[i])
+      st[i].MPI_ERROR = reqs[i] == MPI_REQUEST_NULL ? MPI_SUCCESS : MPI_ERR_PENDING;
+    else if (!failed[i])
+      st[i].MPI_ERROR = MPI_SUCCESS;
+  }
+  return rc == MPI_SUCCESS ? raise(comm, MPI_ERR_IN_STATUS) : rc;
+}
+
 // Single request: Wait or Test (test != nullptr).
 template <class Sys>
 int one(MPI_Request *req, int *flag, MPI_Status *status, Sys sys) {
@@ -190,6 +283,7 @@ LOOM_MPI_EXPORT int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]
     Scratch<PendingOp *> ops(n);
     if (!claim(reqs, n, ops.p)) return PMPI_Waitall(n, reqs, statuses);
     Statuses st(n, statuses);
+    if (overlap_pays(n, ops.p)) return waitall_overlapped(n, ops.p, reqs, st.p);
     int rc = PMPI_Waitall(n, reqs, st.p);
     return finish_all(n, ops.p, reqs, st.p, rc, true);
   });

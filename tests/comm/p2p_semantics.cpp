@@ -317,6 +317,87 @@ void persistent() {
 }
 
 // ---------------------------------------------------------------------------
+// MPI_Waitall over several Loom receives (taken as they complete, each
+// unpacked at once) mixed with a system receive, a null request, an
+// inactive persistent one and sends: every status in the program's order
+// equal to the system's MPI_Waitall over the same list (empty for the null
+// and inactive requests), and every buffer filled.
+
+void waitall_statuses() {
+  if (g_rank >= 2 || g_size < 2) return sync();
+  const int n = 3000;  // large enough that the messages arrive one by one
+  const int kRecvs = 5;
+  Types t = make_types(n);
+  int peer = 1 - g_rank;
+  for (int k = 0; k < 2; ++k) {  // Loom's Waitall, then the system's
+    auto irecv = k ? PMPI_Irecv : MPI_Irecv;
+    auto isend = k ? PMPI_Isend : MPI_Isend;
+    auto waitall = k ? PMPI_Waitall : MPI_Waitall;
+    const char *who = k ? "system" : "Loom";
+    std::vector<std::vector<int>> in, out;
+    for (int i = 0; i < kRecvs; ++i) {
+      in.push_back(strided(n, -1));
+      out.push_back(strided(n, 10000 * i + 100 * g_rank + k));
+    }
+    std::vector<int> cin(n, -1), cout(n, 42 + g_rank);
+    std::vector<int> pbuf = strided(n, -1);
+    MPI_Request idle;
+    EXPECT(MPI_Recv_init(pbuf.data(), 1, t.vec, peer, 79, g_comm, &idle) == MPI_SUCCESS);
+    // Requests: kRecvs vector receives, a null, the contiguous receive,
+    // the inactive persistent one, then the sends (tags in reverse order,
+    // so the receives complete out of the list's order).
+    std::vector<MPI_Request> q;
+    for (int i = 0; i < kRecvs; ++i) {
+      q.emplace_back();
+      irecv(in[(size_t)i].data(), 1, t.vec, peer, 70 + i, g_comm, &q.back());
+    }
+    q.push_back(MPI_REQUEST_NULL);
+    q.emplace_back();
+    irecv(cin.data(), n, MPI_INT, peer, 78, g_comm, &q.back());
+    q.push_back(idle);
+    // Both sides' receives are posted before any send.
+    PMPI_Sendrecv(nullptr, 0, MPI_INT, peer, 169, nullptr, 0, MPI_INT, peer, 169, g_comm,
+                  MPI_STATUS_IGNORE);
+    q.emplace_back();
+    isend(cout.data(), n, MPI_INT, peer, 78, g_comm, &q.back());
+    for (int i = kRecvs - 1; i >= 0; --i) {
+      q.emplace_back();
+      isend(out[(size_t)i].data(), 1, t.vec, peer, 70 + i, g_comm, &q.back());
+    }
+    std::vector<MPI_Status> sts(q.size());
+    int rc = waitall((int)q.size(), q.data(), sts.data());
+    EXPECT_MSG(rc == MPI_SUCCESS, "%s: Waitall rc %d", who, rc);
+    for (int i = 0; i < kRecvs; ++i) {
+      EXPECT_MSG(strided_ok(in[(size_t)i], n, 10000 * i + 100 * peer + k),
+                 "%s: Waitall receive %d data", who, i);
+      int c = -1;
+      MPI_Get_count(&sts[(size_t)i], t.vec, &c);
+      EXPECT_MSG(c == 1 && sts[(size_t)i].MPI_SOURCE == peer &&
+                     sts[(size_t)i].MPI_TAG == 70 + i,
+                 "%s: Waitall status %d: count %d source %d tag %d", who, i, c,
+                 sts[(size_t)i].MPI_SOURCE, sts[(size_t)i].MPI_TAG);
+    }
+    EXPECT_MSG(cin == std::vector<int>(n, 42 + peer), "%s: Waitall contiguous data", who);
+    for (size_t i : {(size_t)kRecvs, (size_t)kRecvs + 2}) {
+      int c = -1, cancelled = 1;
+      MPI_Get_count(&sts[i], MPI_INT, &c);
+      MPI_Test_cancelled(&sts[i], &cancelled);
+      EXPECT_MSG(sts[i].MPI_SOURCE == MPI_ANY_SOURCE && sts[i].MPI_TAG == MPI_ANY_TAG &&
+                     c == 0 && !cancelled,
+                 "%s: Waitall status %zu not empty: source %d tag %d count %d", who, i,
+                 sts[i].MPI_SOURCE, sts[i].MPI_TAG, c);
+    }
+    EXPECT_MSG(q[(size_t)kRecvs + 2] == idle, "%s: inactive persistent request freed", who);
+    for (size_t i = 0; i < q.size(); ++i)
+      if (i != (size_t)kRecvs + 2)
+        EXPECT_MSG(q[i] == MPI_REQUEST_NULL, "%s: request %zu not freed", who, i);
+    MPI_Request_free(&idle);
+  }
+  free_types(t);
+  sync();
+}
+
+// ---------------------------------------------------------------------------
 // MPI_Request_free on active Loom requests, and MPI_Cancel.
 
 void free_and_cancel() {
@@ -602,6 +683,7 @@ int main(int argc, char **argv) {
   proc_null_and_zero();
   fan_in();
   persistent();
+  waitall_statuses();
   free_and_cancel();
   bottom();
   errors();
