@@ -2,6 +2,7 @@
 """Plots of `loom sim --figures DIR` (DIR/sim.json, schema 1, docs/sim.md).
 
   scripts/plot_sim.py DIR [-o OUTDIR]
+  scripts/plot_sim.py DIR --table      (the README's results table, Markdown)
 
 Writes into OUTDIR (default DIR):
   sim-fig8.png    unpack throughput of a 4 MiB vector against block size, every
@@ -217,6 +218,59 @@ def fig18(doc, out):
     fig.savefig(out, dpi=110)
 
 
+def table(doc):
+    """The README's results table (Markdown): the paper's targets next to
+    what this run measured."""
+    f8 = {r["x"]: r for r in rows(doc, "fig8")}
+
+    def gbit(block, s):
+        return run(f8[block], s)["gbit_s"]
+
+    def handler(block, s):
+        h = run(f8[block], s)["handler_ns"]
+        return h["init"] + h["setup"] + h["blocks"]
+
+    line = line_rate(doc)
+    first_line_rate = min((b for b in f8 if gbit(b, "specialized") >= 0.98 * line), default=None)
+    ratios = [handler(b, "rw-cp") / handler(b, "specialized") for b in (2048, 1024, 512, 256, 128)]
+    host4 = gbit(4, "host")
+    slower4 = [s for s in OFFLOAD if gbit(4, s) < host4]
+    apps = rows(doc, "fig16")
+    few = [r for r in apps if r["gamma"] <= 32 and r["packets"] >= 16]
+    oc = [r for r in apps if r["layout"] == "SPECFEM3D oc"]
+    reuses = [run(r, "rw-cp")["reuses_to_amortize"] for r in apps]
+    amortized = sum(1 for v in reuses if 0 < v <= 4)
+    out = ["| target (paper's configuration) | this run | met |", "|---|---|---|"]
+    out.append(f"| specialized at line rate from 64 B blocks | from {first_line_rate:.0f} B "
+               f"({gbit(64, 'specialized'):.0f} of {line:.0f} Gbit/s at 64 B) | "
+               f"{'yes' if first_line_rate and first_line_rate <= 64 else 'no'} |")
+    out.append("| RW-CP handler within 2x of specialized | "
+               f"{min(ratios):.1f}x to {max(ratios):.1f}x (γ 1 to 16) | "
+               f"{'yes' if max(ratios) <= 2 else 'no'} |")
+    below = all(gbit(b, s) <= gbit(b, "rw-cp") * 1.001 for b in f8 for s in ("hpu-local", "ro-cp"))
+    out.append(f"| HPU-local and RO-CP below RW-CP | {'at every block size' if below else 'not everywhere'} | "
+               f"{'yes' if below else 'no'} |")
+    out.append(f"| every offload strategy slower than host at 4 B | host {host4:.1f} Gbit/s; "
+               + ", ".join(f"{s} {gbit(4, s):.1f}" for s in OFFLOAD)
+               + f" | {'yes' if len(slower4) == len(OFFLOAD) else 'no'} |")
+    out.append("| RW-CP >= 5x host, few blocks per packet | "
+               + ", ".join(f"{r['layout']} (γ {r['gamma']:.0f}) {run(r, 'rw-cp')['speedup']:.1f}x"
+                           for r in few)
+               + f" | {sum(1 for r in few if run(r, 'rw-cp')['speedup'] >= 5)} of {len(few)} |")
+    out.append("| no speedup with hundreds of blocks per packet (SPECFEM3D oc) | "
+               + ", ".join(f"γ {r['gamma']:.0f}, {r['packets']} packets: "
+                           f"{run(r, 'rw-cp')['speedup']:.2f}x" for r in oc)
+               + f" | {'yes' if oc and all(run(r, 'rw-cp')['speedup'] <= 1 for r in oc) else 'no'} |")
+    out.append(f"| most layouts amortize checkpoints within 4 reuses | {amortized} of {len(apps)} |"
+               f" {'yes' if amortized * 2 > len(apps) else 'no'} |")
+    total = sum(len(r["runs"]) for r in doc["results"])
+    same = sum(1 for r in doc["results"] for x in r["runs"]
+               if x["replay"] in ("identical", "reference", "host fallback"))
+    out.append(f"| every simulated message replays identical | {same} of {total} runs | "
+               f"{'yes' if same == total else 'no'} |")
+    return "\n".join(out)
+
+
 FIGURES = [("sim-fig8.png", fig8), ("sim-fig12.png", fig12), ("sim-fig13.png", fig13),
            ("sim-fig16.png", fig16), ("sim-fig17.png", fig17), ("sim-fig18.png", fig18)]
 
@@ -225,7 +279,16 @@ def main():
     parser = argparse.ArgumentParser(prog=PROG, description="PNG plots of loom sim --figures.")
     parser.add_argument("dir", help="the directory loom sim --figures wrote (sim.json)")
     parser.add_argument("-o", "--outdir", help="where the PNGs go (default: DIR)")
+    parser.add_argument("--table", action="store_true",
+                        help="print the README's results table (Markdown) instead of plotting")
     args = parser.parse_args()
+    if args.table:
+        try:
+            print(table(load(os.path.join(args.dir, "sim.json"))))
+        except (Unusable, KeyError, TypeError, ValueError, StopIteration) as e:
+            print(f"{PROG}: {args.dir}: {e}", file=sys.stderr)
+            return 2
+        return 0
     if matplotlib is None:
         print(f"{PROG}: matplotlib is missing (Debian: apt-get install python3-matplotlib)",
               file=sys.stderr)

@@ -23,13 +23,16 @@ struct Costs {  // nanoseconds on this host
 };
 
 struct CalibrationOptions {
-  bool quick = false;  // fewer and shorter repeats (CI)
+  bool quick = false;      // fewer and shorter repeats (CI)
+  bool fastest = false;    // the fastest repeat instead of the median (a shared machine)
 };
 
 Costs calibrate(const Layout &l, size_t payload, const CalibrationOptions &o);
 // loom_checkpoints_create every `interval` bytes (what the host pays once
 // per datatype before RW-CP or RO-CP can receive).
 double checkpoint_create_ns(const Layout &l, size_t interval, const CalibrationOptions &o);
+// "median of 7 repeats per step (...)": how the costs were summarised.
+std::string describe(const CalibrationOptions &o);
 // Bytes the cold-cache measurement touches between runs (twice the LLC).
 size_t cache_flush_bytes();
 

@@ -22,6 +22,7 @@ struct SimArgs {
   std::vector<std::string> sets;
   std::string config;
   std::string catchup = "walk";
+  std::string stat = "median";
   size_t reorder = 0;
   uint64_t seed = 1;
   std::string json, csv, figures;

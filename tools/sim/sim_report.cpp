@@ -161,6 +161,7 @@ std::string Report::write_json(const std::string &path, const std::string &comma
   }
   const nlohmann::json doc = {{"schema", kSchema}, {"tool", "loom sim"},
                               {"command", command}, {"preset", params_.preset_name()},
+                              {"calibration", calibration_},
                               {"params", params}, {"results", results}};
   std::ofstream out(path);
   out << doc.dump(1) << "\n";

@@ -20,7 +20,9 @@ void print_layout(FILE *out, const LayoutRuns &r);
 // belongs to and its x value there (block size, HPUs, ...).
 class Report {
  public:
-  explicit Report(const Params &p) : params_(p) {}
+  // `calibration`: how the measured costs summarise their repeats.
+  Report(const Params &p, std::string calibration)
+      : params_(p), calibration_(std::move(calibration)) {}
   void add(const std::string &figure, double x, int hpus, LayoutRuns r);
   bool ok() const;  // every run replayed identically and kept its bounds
   // Both return an error message, "" on success.
@@ -36,6 +38,7 @@ class Report {
     LayoutRuns runs;
   };
   Params params_;
+  std::string calibration_;
   std::vector<Entry> entries_;
 };
 
