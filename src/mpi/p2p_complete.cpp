@@ -132,8 +132,8 @@ inline bool delivers(const PendingOp *op) {
          (!op->unpacks.empty() || op->rdv_check || op->on_data);
 }
 
-// Whether a Waitall over ops should take its requests as they complete:
-// several of them deliver data, so unpacking one as soon as it is in
+// Whether a Waitall over ops should wait for its delivering ops one by
+// one: several of them deliver data, so unpacking one as soon as it is in
 // overlaps the arrival of the others (and their senders' packing), as a
 // hand-written loop of Waits does; a single delivering op gains nothing.
 bool overlap_pays(int n, PendingOp *const *ops) {
@@ -143,32 +143,24 @@ bool overlap_pays(int n, PendingOp *const *ops) {
   return delivering >= 2;
 }
 
-// An empty status (MPI 3.7.3), what MPI_Waitall reports for a null or
-// inactive request.  Its error field means nothing unless the call returns
-// MPI_ERR_IN_STATUS (then it is set below).
-void set_empty(MPI_Status *st) {
-  st->MPI_SOURCE = MPI_ANY_SOURCE;
-  st->MPI_TAG = MPI_ANY_TAG;
-  PMPI_Status_set_elements_x(st, MPI_BYTE, 0);
-  PMPI_Status_set_cancelled(st, 0);
-}
-
-// MPI_Waitall as the program sees it, carried out with PMPI_Waitsome:
-// every op is finished (unpacked) the moment the system reports its
-// request complete, while the rest are still arriving.  The outcome is
-// MPI_Waitall's: every request completed and its status in the program's
-// order (empty for null and inactive ones).  After a failure the system
-// reports, the rest are completed by one PMPI_Waitall, as the system's
-// MPI_Waitall would have gone on with them, and the call returns
+// MPI_Waitall as the program sees it, carried out as the hand loop does
+// it: each delivering op's request is waited for alone, in list order
+// (PMPI_Waitall of one, so a failure reads as MPI_Waitall's
+// MPI_ERR_IN_STATUS), and finished (unpacked) at once while the later
+// messages are still arriving; then one PMPI_Waitall completes the rest
+// and gives their statuses (empty ones for null and inactive requests).
+// Every request costs O(1) system work, so thousands in one list cost no
+// more than the system's own call (PMPI_Waitsome would rescan the list
+// for every completion).  After a failure the rest are still completed,
+// as the system's MPI_Waitall goes on with them, and the call returns
 // MPI_ERR_IN_STATUS; Loom's own failures make MPI_ERR_IN_STATUS too.
 int waitall_overlapped(int n, PendingOp **ops, MPI_Request *reqs, MPI_Status *st) {
-  Scratch<int> idx(n);
   Scratch<MPI_Status> got(n);
   Scratch<char> reported(n), failed(n);
   for (int i = 0; i < n; ++i) reported[i] = failed[i] = false;
   int lrc = MPI_SUCCESS;
   MPI_Comm comm = MPI_COMM_WORLD;
-  // Request i completed with status s and outcome e (rc: the call's).
+  // Request i completed with status s; rc: the system call's outcome.
   auto take = [&](int i, const MPI_Status &s, int rc) {
     st[i] = s;
     reported[i] = true;
@@ -187,31 +179,25 @@ int waitall_overlapped(int n, PendingOp **ops, MPI_Request *reqs, MPI_Status *st
     }
   };
   int rc = MPI_SUCCESS;
-  for (;;) {
-    int out = MPI_UNDEFINED;
-    rc = PMPI_Waitsome(n, reqs, &out, idx.p, got.p);
-    if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) break;  // nothing completed
-    if (out == MPI_UNDEFINED) break;                          // none active left
-    for (int j = 0; j < out; ++j) take(idx[j], got[j], rc);
-    if (rc != MPI_SUCCESS) break;
+  for (int i = 0; i < n && rc == MPI_SUCCESS; ++i) {
+    if (!ops[i] || !delivers(ops[i])) continue;
+    rc = PMPI_Waitall(1, &reqs[i], &got[i]);
+    if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) take(i, got[i], rc);
   }
-  if (rc == MPI_ERR_IN_STATUS) {
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
     int rest = PMPI_Waitall(n, reqs, got.p);
     if (rest == MPI_SUCCESS || rest == MPI_ERR_IN_STATUS)
       for (int i = 0; i < n; ++i)
         if (!reported[i]) take(i, got[i], rest);
+    if (rc == MPI_SUCCESS) rc = rest;
   }
   for (int i = 0; i < n; ++i)
     if (ops[i]) unclaim(ops[i]);
   if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return rc;
-  if (rc == MPI_SUCCESS && lrc == MPI_SUCCESS) {
-    for (int i = 0; i < n; ++i)
-      if (!reported[i]) set_empty(&st[i]);
-    return MPI_SUCCESS;
-  }
+  if (rc == MPI_SUCCESS && lrc == MPI_SUCCESS) return MPI_SUCCESS;
   for (int i = 0; i < n; ++i) {
     if (!reported[i])
-      st[i].MPI_ERROR = reqs[i] == MPI_REQUEST_NULL ? MPI_SUCCESS : MPI_ERR_PENDING;
+      st[i].MPI_ERROR = MPI_ERR_PENDING;
     else if (!failed[i])
       st[i].MPI_ERROR = MPI_SUCCESS;
   }
