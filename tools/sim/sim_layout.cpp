@@ -82,11 +82,12 @@ loom_cursor Layout::new_cursor() const {
   return c;
 }
 
-size_t Layout::blocks(size_t payload) const {
+size_t Layout::blocks(size_t payload, size_t bytes) const {
   loom_cursor c = new_cursor();
   size_t n = 0;
-  for (size_t off = 0; off < packed_; off += payload)
-    n += walk_blocks(c, std::min(payload, packed_ - off));
+  const size_t end = std::min(bytes, packed_);
+  for (size_t off = 0; off < end; off += payload)
+    n += walk_blocks(c, std::min(payload, end - off));
   loom_cursor_free(c);
   return n;
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <climits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -52,9 +53,10 @@ class Layout {
   size_t plan_bytes() const { return plan_bytes_; }
   // loom_cursor_state_bytes: one checkpoint (C in the paper).
   size_t state_bytes() const { return state_bytes_; }
-  // Blocks when the stream is cut into packets of `payload` bytes, and the
-  // distinct 64-byte lines of the receive buffer they touch.
-  size_t blocks(size_t payload) const;
+  // Blocks in the first `bytes` of the stream (all of it by default) when
+  // it is cut into packets of `payload` bytes, and the distinct 64-byte
+  // lines of the receive buffer the whole message touches.
+  size_t blocks(size_t payload, size_t bytes = SIZE_MAX) const;
   size_t dest_lines() const { return dest_lines_; }
 
   // A cursor at stream offset 0 over the receive allocation.
