@@ -442,8 +442,10 @@ int main(int argc, char **argv) {
     return rc;
   }
   if (parallel->parsed()) {
+    std::vector<loom_bench::CaseDef> selected;
+    if (int bad = select_cases(para.case_regex, loom_bench::all_cases(), selected)) return bad;
     MPI_Init(&argc, &argv);  // the catalogue builds system datatypes beside Loom's
-    rc = loom_bench::bench_parallel(para, run_info(para.quick, "median"));
+    rc = loom_bench::bench_parallel(para, selected, run_info(para.quick, "median"));
     MPI_Finalize();
     return rc;
   }

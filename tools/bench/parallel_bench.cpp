@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <regex>
 #include <vector>
 
 #include "bench_json.h"
@@ -113,12 +112,10 @@ double mbs(size_t bytes, double s) { return s > 0 ? (double)bytes / s / 1e6 : 0;
 
 }  // namespace
 
-int bench_parallel(const ParallelArgs &a, const RunInfo &run) {
-  std::regex re(a.case_regex, std::regex::extended | std::regex::icase);
+int bench_parallel(const ParallelArgs &a, const std::vector<CaseDef> &cases,
+                   const RunInfo &run) {
   std::vector<Row> rows;
-  for (const CaseDef &def : all_cases())
-    if (std::regex_search(def.name, re) || std::regex_search(def.group, re))
-      rows.push_back(run_case(def, a));
+  for (const CaseDef &def : cases) rows.push_back(run_case(def, a));
   fmt::print("loom bench parallel  |  {} threads against 1  |  {}  |  commit {}\n", a.threads,
              run.date, run.git_commit);
   fmt::print("{}; load average {} at the start; loom_parallel_threads(4 MiB) = {}\n",

@@ -7,6 +7,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
+
+#include "cases.h"
 
 #include "run_meta.h"
 
@@ -20,6 +23,8 @@ struct ParallelArgs {
   std::string json, csv;
 };
 
-int bench_parallel(const ParallelArgs &args, const RunInfo &run);
+// Runs @p cases (selected from the catalogue by args.case_regex).
+int bench_parallel(const ParallelArgs &args, const std::vector<CaseDef> &cases,
+                   const RunInfo &run);
 
 }  // namespace loom_bench
