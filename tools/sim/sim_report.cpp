@@ -24,7 +24,7 @@ nlohmann::json run_json(const LayoutRuns &l, const RunResult &r) {
           {"time_ns", r.tl.time_ns},
           {"gbit_s", gbit_s(l.bytes, r.tl.time_ns)},
           {"speedup", r.speedup},
-          {"reuses_to_amortize", r.reuses_to_amortize},
+          {"checkpoint_cost_in_messages", r.checkpoint_cost_in_messages},
           {"fallback", r.fallback},
           {"handler_ns", {{"init", r.mean.init}, {"setup", r.mean.setup}, {"blocks", r.mean.blocks}}},
           {"busy_ns", r.tl.busy_ns},
@@ -173,7 +173,7 @@ std::string Report::write_csv(const std::string &path) const {
   out << "figure,x,hpus,layout,bytes,packets,blocks,gamma,strategy,time_ns,gbit_s,speedup,"
          "fallback,init_ns,setup_ns,blocks_ns,nic_memory,to_nic,writes,catchup_blocks,resets,"
          "interval_bytes,interval_bound,checkpoints,checkpoint_create_ns,host_unpack_ns,"
-         "dest_lines,host_memory_traffic,reuses_to_amortize,closest_bound,replay\n";
+         "dest_lines,host_memory_traffic,checkpoint_cost_in_messages,closest_bound,replay\n";
   for (const Entry &e : entries_) {
     const LayoutRuns &l = e.runs;
     for (const RunResult &r : l.runs)
@@ -185,7 +185,7 @@ std::string Report::write_csv(const std::string &path) const {
           r.fallback ? 1 : 0, r.mean.init, r.mean.setup, r.mean.blocks, r.nic_memory, r.to_nic,
           r.writes, r.catchup_blocks, r.resets, l.interval.bytes, l.interval.bound,
           l.interval.checkpoints, l.checkpoint_create_ns, l.host.host_unpack_ns, l.dest_lines,
-          l.host_memory_traffic, r.reuses_to_amortize,
+          l.host_memory_traffic, r.checkpoint_cost_in_messages,
           r.binding, verdict(r));
   }
   return out ? "" : "cannot write " + path;

@@ -3,8 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
-
 #include "sim_replay.h"
 
 namespace loom_sim {
@@ -85,8 +83,8 @@ LayoutRuns run_layout(const Params &p, const Layout &l, const Costs &costs,
     r.speedup = host.tl.time_ns / r.tl.time_ns;
     const double saved = host.tl.time_ns - r.tl.time_ns;
     if (checkpointed && !r.fallback && out.checkpoint_create_ns > 0 && saved > 0)
-      r.reuses_to_amortize =
-          std::ceil((out.checkpoint_create_ns + (double)r.to_nic / p.pcie_bytes_per_ns()) / saved);
+      r.checkpoint_cost_in_messages =
+          (out.checkpoint_create_ns + (double)r.to_nic / p.pcie_bytes_per_ns()) / saved;
     check_bounds(r);
     out.runs.push_back(r);
   }

@@ -35,10 +35,11 @@ struct RunResult {
   std::string bounds;        // "" = every closed-form bound holds
   std::string binding;       // the bound closest to the result
   double speedup = 0;        // host time / this time
-  // RO-CP, RW-CP: messages it takes for the time saved over host unpack to
-  // pay for making the checkpoints and copying them to the NIC; 0 when no
-  // message saves time (or the cost was not measured).
-  double reuses_to_amortize = 0;
+  // RO-CP, RW-CP: making the checkpoints and copying them to the NIC, in
+  // messages' worth of the time each message saves over host unpack (its
+  // ceiling is the reuses that amortize them); 0 when no message saves
+  // time (or the cost was not measured).
+  double checkpoint_cost_in_messages = 0;
 };
 
 struct LayoutRuns {
