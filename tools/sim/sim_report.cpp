@@ -1,6 +1,7 @@
 // Printing and files of `loom sim` (sim_report.h).
 #include "sim_report.h"
 
+#include <cmath>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -82,9 +83,13 @@ nlohmann::json layout_json(const LayoutRuns &l) {
 
 void print_params(FILE *out, const Params &p) {
   fmt::print(out, "parameters (preset {}):\n", p.preset_name());
-  for (const Param &q : p.all())
-    fmt::print(out, "  {:<18} {:>12} {:<7} {:<34} {}\n", q.key, fmt::format("{:g}", q.value),
-               q.unit, q.source, q.what);
+  for (const Param &q : p.all()) {
+    // Whole numbers in full (memory sizes in bytes), the rest as they are.
+    const std::string value = q.value == std::floor(q.value) && q.value < 1e15
+                                  ? fmt::format("{:.0f}", q.value)
+                                  : fmt::format("{:g}", q.value);
+    fmt::print(out, "  {:<18} {:>12} {:<7} {:<34} {}\n", q.key, value, q.unit, q.source, q.what);
+  }
   fmt::print(out,
              "  derived: clock ratio host/HPU {:.3f} (handler costs timed here x this), "
              "packet on the wire {:.1f} ns, host interface {:.1f} GB/s\n",
