@@ -15,8 +15,9 @@
 namespace loom_sim {
 namespace {
 
-// The quick self-check: small messages, every strategy, reordering on, two
-// DDTBench layouts (one with few blocks per packet, one with hundreds).
+// The quick self-check: small messages, every strategy, reordering on, both
+// catch-up charges (a vector whose blocks straddle packets for the seeks),
+// two DDTBench layouts (one with few blocks per packet, one with hundreds).
 const char *const kQuickCases[] = {"NAS LU x", "SPECFEM3D oc"};
 
 Params make_params(const SimArgs &a) {
@@ -65,6 +66,10 @@ void run_quick(Report &report, const Params &p, const RunOptions &o,
     fmt::print("  (packets reordered within windows of {})", shuffled.engine.reorder);
     run_one(report, "quick-reordered", p, *l, shuffled);
   }
+  RunOptions seeking = shuffled;
+  seeking.catchup = CatchUp::kSeek;
+  fmt::print("  (reordered, catch-ups by loom_cursor_seek)");
+  run_one(report, "quick-seek", p, *Layout::vector(bytes, 24, 40), seeking);
   for (const loom_bench::CaseDef &d : ddtbench)
     for (const char *name : kQuickCases)
       if (d.name == name) run_one(report, "quick-reordered", p, *Layout::from_case(d), shuffled);
@@ -115,7 +120,8 @@ void add_sim_options(CLI::App *cmd, SimArgs &a) {
                   "DIR/sim.json and DIR/sim.csv; scripts/plot_sim.py DIR draws them");
   cmd->add_flag("--quick", a.quick,
                 "self-check in seconds: 256 KiB vectors and two DDTBench layouts, every "
-                "strategy, in order and reordered, short calibration");
+                "strategy, in order and reordered, walked and seeked catch-ups, short "
+                "calibration");
   std::string keys =
       "\nParameters (--set KEY=VALUE; `loom sim` prints each one's value and source):\n";
   const Params defaults = Params::preset("paper");  // outlives the loop over its parameters
