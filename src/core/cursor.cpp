@@ -60,16 +60,16 @@ void Cursor::push_child(const Frame &f) {
   const Node &n = *f.n;
   switch (n.kind) {
     case Kind::Vec:
-      st_.push_back({n.child.get(), f.base + f.i * n.stride, 0, n.child->count});
+      st_.push_back({n.child.get(), at(f.base, f.i * n.stride), 0, n.child->count});
       return;
     case Kind::Idx:
-      st_.push_back({n.child.get(), f.base + n.disp[f.i], 0, n.child->count});
+      st_.push_back({n.child.get(), at(f.base, n.disp[f.i]), 0, n.child->count});
       return;
     case Kind::IdxV:
-      st_.push_back({nullptr, f.base + n.disp[f.i], 0, n.lens[f.i]});
+      st_.push_back({nullptr, at(f.base, n.disp[f.i]), 0, n.lens[f.i]});
       return;
     case Kind::Struct:
-      st_.push_back({n.kids[f.i].get(), f.base + n.disp[f.i], 0, n.kids[f.i]->count});
+      st_.push_back({n.kids[f.i].get(), at(f.base, n.disp[f.i]), 0, n.kids[f.i]->count});
       return;
     case Kind::Block: return;  // blocks are walked byte-wise in place
   }
@@ -79,7 +79,7 @@ void Cursor::seek(int64_t off) {
   st_.clear();
   pos_ = off;
   if (!root_) return;
-  st_.push_back({root_, buf_ + root_->off, 0, root_->count});
+  st_.push_back({root_, at(buf_, root_->off), 0, root_->count});
   int64_t rem = off;
   while (rem > 0) {
     Frame &f = st_.back();
@@ -112,7 +112,7 @@ int64_t Cursor::run(Act &a, int64_t budget) {
     }
     if (!f.n || f.n->kind == Kind::Block) {
       int64_t k = std::min(f.lim - f.i, budget);
-      if (!a.bytes(f.base + f.i, k)) break;
+      if (!a.bytes(at(f.base, f.i), k)) break;
       f.i += k, budget -= k, done += k;
       continue;
     }

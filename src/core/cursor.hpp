@@ -13,7 +13,9 @@
 
 namespace loom {
 
-/// Address arithmetic that is defined for MPI_BOTTOM (a null base).
+/// Address arithmetic that is defined for a null base: MPI_BOTTOM, and
+/// checkpoints made against address 0 (rebased before any byte moves).
+/// Every walk's address step goes through it.
 inline char *at(const void *p, int64_t off) {
   return reinterpret_cast<char *>(reinterpret_cast<uintptr_t>(p) + off);
 }
