@@ -7,7 +7,6 @@ namespace loom {
 namespace {
 
 struct Mover {
-  static constexpr bool batches = true;
   bool pack;
   char *s;
   bool bytes(char *p, int64_t k) {
@@ -16,19 +15,24 @@ struct Mover {
     s += k;
     return true;
   }
+  int64_t cap(const Node &, int64_t k) const { return k; }
   void full(const Node &n, char *base, int64_t i0, int64_t i1) {
     s = (pack ? n.pack : n.unpack)(n, base, s, i0, i1);
   }
 };
 
 struct Skipper {
-  static constexpr bool batches = true;
   bool bytes(char *, int64_t) { return true; }
+  int64_t cap(const Node &, int64_t k) const { return k; }
   void full(const Node &, char *, int64_t, int64_t) {}
 };
 
+// Entries for whole children only where each child is one run (a leaf
+// block under a vector or index, the runs of an IdxV), one entry at most
+// per child: a tight loop instead of a frame push and pop per run, which
+// is what the single-copy scheme's iovecs and the offload simulator's
+// handlers pay per block.
 struct IovMaker {
-  static constexpr bool batches = false;
   loom_iov *v;
   size_t max, n = 0;
   bool bytes(char *p, int64_t k) {
@@ -40,7 +44,28 @@ struct IovMaker {
     v[n++] = {p, static_cast<size_t>(k)};
     return true;
   }
-  void full(const Node &, char *, int64_t, int64_t) {}
+  int64_t cap(const Node &nd, int64_t k) const {
+    const bool runs = nd.kind == Kind::IdxV ||
+                      ((nd.kind == Kind::Vec || nd.kind == Kind::Idx) &&
+                       nd.child->kind == Kind::Block);
+    return runs ? std::min<int64_t>(k, (int64_t)(max - n)) : 0;
+  }
+  void full(const Node &nd, char *base, int64_t i0, int64_t i1) {
+    if (nd.kind == Kind::Vec) {
+      // Runs of a vector touch only when the stride is the run, so after
+      // the first (which may extend the previous entry) none merges.
+      const int64_t len = nd.child->count;
+      bytes(at(base, i0 * nd.stride), len);
+      if (nd.stride == len) {
+        v[n - 1].len += (size_t)((i1 - i0 - 1) * len);
+        return;
+      }
+      for (int64_t i = i0 + 1; i < i1; ++i) v[n++] = {at(base, i * nd.stride), (size_t)len};
+      return;
+    }
+    for (int64_t i = i0; i < i1; ++i)
+      bytes(at(base, nd.disp[i]), nd.kind == Kind::Idx ? nd.child->count : nd.lens[i]);
+  }
 };
 
 }  // namespace
@@ -117,23 +142,21 @@ int64_t Cursor::run(Act &a, int64_t budget) {
       continue;
     }
     const Node &n = *f.n;
-    if (Act::batches) {
-      // As many whole children as fit go to the kernel in one call.
-      int64_t k, bytes;
-      if (n.kind == Kind::Vec || n.kind == Kind::Idx) {
-        k = std::min(f.lim - f.i, budget / n.child->packed);
-        bytes = k * n.child->packed;
-      } else {
-        auto first = n.prefix.begin() + f.i + 1;
-        auto it = std::upper_bound(first, n.prefix.begin() + f.lim + 1, n.prefix[f.i] + budget);
-        k = it - first;
-        bytes = n.prefix[f.i + k] - n.prefix[f.i];
-      }
-      if (k > 0) {
-        a.full(n, f.base, f.i, f.i + k);
-        f.i += k, budget -= bytes, done += bytes;
-        continue;
-      }
+    // As many whole children as fit (and the action takes) in one call.
+    int64_t k, bytes;
+    if (n.kind == Kind::Vec || n.kind == Kind::Idx) {
+      k = a.cap(n, std::min(f.lim - f.i, budget / n.child->packed));
+      bytes = k * n.child->packed;
+    } else {
+      auto first = n.prefix.begin() + f.i + 1;
+      auto it = std::upper_bound(first, n.prefix.begin() + f.lim + 1, n.prefix[f.i] + budget);
+      k = a.cap(n, it - first);
+      bytes = n.prefix[f.i + k] - n.prefix[f.i];
+    }
+    if (k > 0) {
+      a.full(n, f.base, f.i, f.i + k);
+      f.i += k, budget -= bytes, done += bytes;
+      continue;
     }
     push_child(f);
   }
