@@ -149,7 +149,9 @@ int64_t Cursor::run(Act &a, int64_t budget) {
       bytes = k * n.child->packed;
     } else {
       auto first = n.prefix.begin() + f.i + 1;
-      auto it = std::upper_bound(first, n.prefix.begin() + f.lim + 1, n.prefix[f.i] + budget);
+      // budget may be any int64 (an iov call's "no limit"): cap it at what is left.
+      const int64_t upto = n.prefix[f.i] + std::min(budget, n.prefix[f.lim] - n.prefix[f.i]);
+      auto it = std::upper_bound(first, n.prefix.begin() + f.lim + 1, upto);
       k = a.cap(n, it - first);
       bytes = n.prefix[f.i + k] - n.prefix[f.i];
     }
