@@ -46,6 +46,7 @@
 #include "bench/run_meta.h"
 #include "bench/scheme_runs.h"
 #include "bench/summary.h"
+#include "cli_checks.h"
 #include "info.h"
 #include "sim/sim_cli.h"
 #include "scheme_id.hpp"
@@ -207,10 +208,10 @@ void add_progress_options(CLI::App *cmd, loom_bench::ProgressMode &mode) {
 void add_rounds_options(CLI::App *cmd, int &reps, double &budget, const std::string &unit) {
   cmd->add_option("--reps", reps,
                   "timed rounds per " + unit + " (default: as many as fit in --budget)")
-      ->check(CLI::PositiveNumber);
+      ->check(loom_cli::positive());
   cmd->add_option("--budget", budget,
                   "seconds of timed rounds per " + unit + " when --reps is not given")
-      ->check(CLI::PositiveNumber);
+      ->check(loom_cli::positive());
 }
 
 // Options shared by `loom bench p2p` and `loom bench coll`.
@@ -247,13 +248,13 @@ void add_scheme_options(CLI::App *cmd, SchemeOptions &o, const std::string &suit
       ->check(CLI::IsMember(std::vector<std::string>(std::begin(loom::xfer::kSchemeNames),
                                                      std::end(loom::xfer::kSchemeNames))));
   cmd->add_option("--repeats", o.args.repeats, "with --schemes: runs of every scheme (default 2)")
-      ->check(CLI::PositiveNumber);
+      ->check(loom_cli::positive());
   cmd->add_option("--mpiexec", o.args.mpiexec,
                   "with --schemes: the launcher (default: this build's MPI's)");
   cmd->add_option("--run-timeout", o.args.run_limit_s,
                   "with --schemes: end a run after this many seconds (a hang) and merge "
                   "the others without it (default: no limit)")
-      ->check(CLI::PositiveNumber);
+      ->check(loom_cli::positive());
 }
 
 }  // namespace
@@ -375,9 +376,9 @@ int main(int argc, char **argv) {
   tune->add_flag("--quick", ta.quick,
                  "smoke test: a 3 x 3 grid, two short rounds per case, 2 repeats (about a minute)");
   tune->add_option("--repeats", ta.repeats, "runs of every scheme, interleaved (medians over them)")
-      ->check(CLI::PositiveNumber);
+      ->check(loom_cli::positive());
   tune->add_option("--budget", ta.budget, "seconds of timed rounds per case and run")
-      ->check(CLI::PositiveNumber);
+      ->check(loom_cli::positive());
   tune->add_option("--output", ta.output,
                    "the profile to write (default: LOOM_PROFILE, else "
                    "~/.config/loom/profile-FLAVOR.json)");

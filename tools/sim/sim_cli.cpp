@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli_checks.h"
 #include "sim_figures.h"
 #include "sim_report.h"
 #include "sim_run.h"
@@ -82,15 +83,15 @@ void add_sim_options(CLI::App *cmd, SimArgs &a) {
                   "'vector' (--bytes, --block, --stride) or a regular expression naming "
                   "DDTBench layouts of the benchmark catalogue (e.g. 'WRF|FFT2D')");
   cmd->add_option("--block", a.block, "vector: block length in bytes (default 64)")
-      ->check(CLI::PositiveNumber);
+      ->check(loom_cli::positive());
   cmd->add_option("--stride", a.stride, "vector: stride in bytes (default 2 x block)");
   cmd->add_option("--bytes", a.bytes, "vector: packed message size (default 4 MiB)")
-      ->check(CLI::PositiveNumber);
+      ->check(loom_cli::positive());
   cmd->add_option("--strategy", a.strategies,
                   "all (default), specialized, hpu-local, ro-cp, rw-cp, iovec, host "
                   "(repeatable; the host baseline always runs, specialized only for vectors)");
   cmd->add_option("--hpus", a.hpus, "handler processing units (default: the preset's)")
-      ->check(CLI::PositiveNumber);
+      ->check(loom_cli::positive());
   cmd->add_option("--preset", a.preset,
                   "paper: the sPIN datatype paper's NIC (32 HPUs at 800 MHz, 200 Gbit/s, "
                   "2 KiB packets, PCIe Gen4 x32); pspin: PsPIN's (32 cores at 1 GHz, "
