@@ -125,85 +125,6 @@ int finish_some(int n, PendingOp **ops, MPI_Request *reqs, int outcount,
   return some ? merge_in_status(rc, lrc, comm, st, done, failed.p) : merge(rc, lrc, comm);
 }
 
-// Whether op moves data into the program's buffers when it completes (a
-// receive's unpack or pull, a nonblocking collective's unpack steps).
-inline bool delivers(const PendingOp *op) {
-  return op->kind != PendingOp::kSend &&
-         (!op->unpacks.empty() || op->rdv_check || op->on_data);
-}
-
-// Whether a Waitall over ops should wait for its delivering ops one by
-// one: several of them deliver data, so unpacking one as soon as it is in
-// overlaps the arrival of the others (and their senders' packing), as a
-// hand-written loop of Waits does; a single delivering op gains nothing.
-bool overlap_pays(int n, PendingOp *const *ops) {
-  int delivering = 0;
-  for (int i = 0; i < n && delivering < 2; ++i)
-    if (ops[i] && delivers(ops[i])) ++delivering;
-  return delivering >= 2;
-}
-
-// MPI_Waitall as the program sees it, carried out as the hand loop does
-// it: each delivering op's request is waited for alone, in list order
-// (PMPI_Waitall of one, so a failure reads as MPI_Waitall's
-// MPI_ERR_IN_STATUS), and finished (unpacked) at once while the later
-// messages are still arriving; then one PMPI_Waitall completes the rest
-// and gives their statuses (empty ones for null and inactive requests).
-// Every request costs O(1) system work, so thousands in one list cost no
-// more than the system's own call (PMPI_Waitsome would rescan the list
-// for every completion).  After a failure the rest are still completed,
-// as the system's MPI_Waitall goes on with them, and the call returns
-// MPI_ERR_IN_STATUS; Loom's own failures make MPI_ERR_IN_STATUS too.
-int waitall_overlapped(int n, PendingOp **ops, MPI_Request *reqs, MPI_Status *st) {
-  Scratch<MPI_Status> got(n);
-  Scratch<char> reported(n), failed(n);
-  for (int i = 0; i < n; ++i) reported[i] = failed[i] = false;
-  int lrc = MPI_SUCCESS;
-  MPI_Comm comm = MPI_COMM_WORLD;
-  // Request i completed with status s; rc: the system call's outcome.
-  auto take = [&](int i, const MPI_Status &s, int rc) {
-    st[i] = s;
-    reported[i] = true;
-    const int e = outcome(rc, &s);
-    failed[i] = e != MPI_SUCCESS;
-    PendingOp *op = ops[i];
-    if (!op) return;
-    ops[i] = nullptr;
-    MPI_Comm c = op->comm;
-    int r = complete(op, &st[i], e, &reqs[i]);
-    if (r == MPI_SUCCESS) return;
-    failed[i] = true;
-    if (lrc == MPI_SUCCESS) {
-      lrc = r;
-      comm = c;
-    }
-  };
-  int rc = MPI_SUCCESS;
-  for (int i = 0; i < n && rc == MPI_SUCCESS; ++i) {
-    if (!ops[i] || !delivers(ops[i])) continue;
-    rc = PMPI_Waitall(1, &reqs[i], &got[i]);
-    if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) take(i, got[i], rc);
-  }
-  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
-    int rest = PMPI_Waitall(n, reqs, got.p);
-    if (rest == MPI_SUCCESS || rest == MPI_ERR_IN_STATUS)
-      for (int i = 0; i < n; ++i)
-        if (!reported[i]) take(i, got[i], rest);
-    if (rc == MPI_SUCCESS) rc = rest;
-  }
-  for (int i = 0; i < n; ++i)
-    if (ops[i]) unclaim(ops[i]);
-  if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return rc;
-  if (rc == MPI_SUCCESS && lrc == MPI_SUCCESS) return MPI_SUCCESS;
-  for (int i = 0; i < n; ++i) {
-    if (!reported[i])
-      st[i].MPI_ERROR = MPI_ERR_PENDING;
-    else if (!failed[i])
-      st[i].MPI_ERROR = MPI_SUCCESS;
-  }
-  return rc == MPI_SUCCESS ? raise(comm, MPI_ERR_IN_STATUS) : rc;
-}
-
 // Single request: Wait or Test (test != nullptr).
 template <class Sys>
 int one(MPI_Request *req, int *flag, MPI_Status *status, Sys sys) {
@@ -269,7 +190,6 @@ LOOM_MPI_EXPORT int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]
     Scratch<PendingOp *> ops(n);
     if (!claim(reqs, n, ops.p)) return PMPI_Waitall(n, reqs, statuses);
     Statuses st(n, statuses);
-    if (overlap_pays(n, ops.p)) return waitall_overlapped(n, ops.p, reqs, st.p);
     int rc = PMPI_Waitall(n, reqs, st.p);
     return finish_all(n, ops.p, reqs, st.p, rc, true);
   });

@@ -317,11 +317,10 @@ void persistent() {
 }
 
 // ---------------------------------------------------------------------------
-// MPI_Waitall over several Loom receives (taken as they complete, each
-// unpacked at once) mixed with a system receive, a null request, an
-// inactive persistent one and sends: every status in the program's order
-// equal to the system's MPI_Waitall over the same list (empty for the null
-// and inactive requests), and every buffer filled.
+// MPI_Waitall over several Loom receives mixed with a system receive, a
+// null request, an inactive persistent one and sends: every status in the
+// program's order equal to the system's MPI_Waitall over the same list
+// (empty for the null and inactive requests), and every buffer filled.
 
 void waitall_statuses() {
   if (g_rank >= 2 || g_size < 2) return sync();

@@ -128,7 +128,13 @@ void worker(int th) {
                      tag + 200, g_comm, MPI_STATUS_IGNORE);
       }
     }
-    if (rc != MPI_SUCCESS) terr(th, it, how, "call failed", s);
+    if (rc != MPI_SUCCESS) {
+      char what[96];
+      std::snprintf(what, sizeof what, "call failed (rc %d; statuses' errors %d %d %d)", rc,
+                    how == 0 ? st[0].MPI_ERROR : 0, how == 0 ? st[1].MPI_ERROR : 0,
+                    how == 0 ? st[2].MPI_ERROR : 0);
+      terr(th, it, how, what, s);
+    }
     if (!reference_overlaps(s.L, s.count) && dst.bytes() != exp.bytes())
       terr(th, it, how, "received bytes differ from the reference", s);
     if (!dst.g.guard_error().empty()) terr(th, it, how, "canary", s);
