@@ -294,11 +294,19 @@ LOOM_API loom_status loom_checkpoints_restore(loom_checkpoints cp, size_t offset
  *  in any order; each starts from the checkpoint at its chunk and goes on
  *  through the chunks that follow it.  The bytes are identical to the
  *  single-threaded calls, which these mirror argument for argument (the
- *  same checks in the same order), plus @p threads: 0 chooses from the
- *  message size (loom_parallel_threads()), n > 0 uses at most n threads
- *  (never more than the message has chunks), a negative value is
- *  LOOM_ERR_ARG.  A message that gets one thread takes the
- *  single-threaded path, so small messages cost nothing extra.  Threads
+ *  same checks in the same order), plus @p threads: n > 0 uses at most n
+ *  threads (never more than the message has chunks), a negative value is
+ *  LOOM_ERR_ARG, and 0 lets Loom choose: one thread below the size that
+ *  loom_parallel_threads() gives two, and from there as many as it gives
+ *  only where they were measured faster than one.  The first six calls of
+ *  each (type, count) and direction that the size would give several
+ *  threads alternate several and one, timed; later calls take the faster
+ *  by the median of each side's three (several only when at least 5%
+ *  faster), so the choice is never slower
+ *  than one thread on the program's own buffers and machine.  The verdict
+ *  lives with the checkpoints and is made again if they are evicted.  A
+ *  message that gets one thread takes the single-threaded path, so small
+ *  messages cost nothing extra.  Threads
  *  come from a pool started on first use; a call that finds the pool busy
  *  with another thread's message runs alone.  Unpacking in parallel
  *  relies on the MPI rule that a receive type does not overlap itself.
@@ -316,8 +324,9 @@ LOOM_API loom_status loom_pack_range_parallel(const void *inbuf, int64_t count, 
 LOOM_API loom_status loom_unpack_range_parallel(const void *in, size_t offset, size_t len,
                                                 void *outbuf, int64_t count, loom_type t,
                                                 int threads);
-/** The threads the automatic choice uses for @p bytes packed bytes: one
- *  per MiB, at most the machine's hardware threads, at least 1. */
+/** The most threads the automatic choice uses for @p bytes packed bytes:
+ *  one per MiB, at most the machine's hardware threads, at least 1 (it
+ *  uses one where several were not measured faster, see above). */
 LOOM_API int loom_parallel_threads(size_t bytes);
 /** Memory the checkpoint cache holds now (bytes).  The cache keeps the
  *  checkpoints of the 64 most recently used (type, count) pairs within a

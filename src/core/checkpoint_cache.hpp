@@ -9,6 +9,7 @@
 // bytes and in sets (64; least recently used go first) and reports what
 // it holds.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -24,6 +25,19 @@ struct CheckpointSet {
   int64_t interval = 0;      // packed bytes between snapshots
   std::vector<Cursor> snaps; // snaps[i] at stream offset i * interval
   size_t bytes = 0;          // memory held, as the cache counts it
+  /// The automatic thread choice for messages of this (type, count), one
+  /// per direction ([0] unpack, [1] pack), measured on the program's own
+  /// calls (parallel.cpp).  Mutable: a set is shared read-only otherwise.
+  struct AutoChoice {
+    /// Trial calls, alternating several runners (even) and one (odd).
+    static constexpr uint32_t kTrials = 6;
+    std::atomic<uint32_t> started{0};   // trial calls handed out
+    std::atomic<uint32_t> finished{0};  // trial calls timed
+    // Each trial's time per packed byte, in femtoseconds.
+    std::atomic<uint64_t> fs_per_byte[kTrials] = {};
+    std::atomic<int> runners{0};        // the verdict: 0 undecided, 1, or several
+  };
+  mutable AutoChoice choice[2];
   ~CheckpointSet();
   /// The snapshot at or before stream offset `off`.
   const Cursor &at_or_before(int64_t off) const {

@@ -8,6 +8,7 @@
 // parts of the receive buffer (MPI forbids receive types that overlap).
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <vector>
 
 #include "api_call.hpp"
@@ -24,14 +25,132 @@ namespace {
 // measured with `loom bench pack --threads` (docs/benchmarks.md).
 constexpr size_t kBytesPerRunner = size_t(1) << 20;
 constexpr int kMaxRunners = 256;
-
-// How many runners a range gets: the caller's count or the automatic
-// one, at most one per chunk.
+// How many runners a range gets: the caller's count or the size's, at most
+// one per chunk.
 int runners(int threads, int64_t total, size_t offset, size_t len) {
   const int64_t interval = loom::checkpoint_interval(total);
   const int64_t chunks = (int64_t)(offset + len - 1) / interval - (int64_t)offset / interval + 1;
   const int n = threads ? std::min(threads, kMaxRunners) : loom_parallel_threads(len);
   return (int)std::min<int64_t>(n, chunks);
+}
+
+// One call's runners, and the checkpoints they start from.
+//
+// threads == 0 leaves the choice to Loom.  Whether several runners pay is
+// a property of the layout and the machine, not of the size alone: they
+// pay a wake-up and a restore per chunk, and where one core already
+// streams at memory speed, or the data sits in the calling core's cache,
+// the second core only adds traffic between the cores (a contiguous 4 MiB
+// face unpacks 10-15% slower on 2 threads on the 2-core development VM).
+// So the first kTrials calls of each (type, count) and direction that the
+// size would give several runners alternate several and one, timed, and
+// the later calls take the faster by the median of each side's three
+// (the first call's cold buffers, one preempted or one lucky sample do
+// not decide): several only when at least 5% faster, so that the
+// automatic choice is never slower than one thread.
+struct Choice {
+  int runners = 1;
+  std::shared_ptr<const loom::CheckpointSet> set;  // when runners > 1, or a trial
+  loom::CheckpointSet::AutoChoice *trial = nullptr;  // time this call into it
+  uint32_t trial_index = 0;
+  size_t len = 0;
+};
+
+Choice choose(int threads, loom_type t, int64_t count, int64_t total, size_t offset, size_t len,
+              bool pack) {
+  Choice c;
+  c.runners = runners(threads, total, offset, len);
+  if (c.runners <= 1) return c;
+  c.set = loom::checkpoints_for(t, count);
+  if (!c.set) c.runners = 1;
+  if (!c.set || threads != 0) return c;
+  loom::CheckpointSet::AutoChoice &a = c.set->choice[pack];
+  const int verdict = a.runners.load(std::memory_order_acquire);
+  if (verdict != 0) {
+    c.runners = std::min(c.runners, verdict);
+    return c;
+  }
+  const uint32_t k = a.started.fetch_add(1, std::memory_order_relaxed);
+  if (k < a.kTrials) {
+    c.trial = &a;
+    c.trial_index = k;
+    c.len = len;
+    if (k % 2 == 1) c.runners = 1;
+  } else {  // other threads' trials are still running
+    c.runners = 1;
+  }
+  return c;
+}
+
+// Runs f (a loom_status) and, during a trial, times it into the choice.
+template <class F>
+loom_status timed(const Choice &c, F f) {
+  if (!c.trial) return f();
+  const auto t0 = std::chrono::steady_clock::now();
+  const loom_status s = f();
+  const double ns =
+      (double)std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::steady_clock::now() - t0).count();
+  if (s != LOOM_OK) return s;
+  loom::CheckpointSet::AutoChoice &a = *c.trial;
+  a.fs_per_byte[c.trial_index].store((uint64_t)(ns * 1e6 / (double)c.len),
+                                     std::memory_order_relaxed);
+  if (a.finished.fetch_add(1, std::memory_order_acq_rel) + 1 == a.kTrials) {
+    uint64_t side[2][a.kTrials / 2];  // [0] several, [1] one
+    for (uint32_t i = 0; i < a.kTrials; ++i)
+      side[i % 2][i / 2] = a.fs_per_byte[i].load(std::memory_order_relaxed);
+    for (auto &v : side) std::sort(std::begin(v), std::end(v));
+    const double many = (double)side[0][a.kTrials / 4], one = (double)side[1][a.kTrials / 4];
+    // kMaxRunners: as many as the size gives (choose() takes the minimum).
+    a.runners.store(many <= 0.95 * one ? kMaxRunners : 1, std::memory_order_release);
+  }
+  return s;
+}
+
+// Moves stream bytes [offset, offset + len) on c.runners runners: arguments
+// checked, len > 0.
+loom_status run(bool pack, const void *userbuf, int64_t count, loom_type t, size_t offset,
+                size_t len, void *stream, const Choice &c) {
+  if (c.runners <= 1) {  // a plain seek and walk
+    return loom::api_call([&] {
+      loom::Cursor cur(loom::plan_for(t, count), userbuf);
+      cur.seek((int64_t)offset);
+      if (pack) cur.pack(static_cast<char *>(stream), (int64_t)len);
+      else cur.unpack(static_cast<const char *>(stream), (int64_t)len);
+      return LOOM_OK;
+    });
+  }
+  const loom::CheckpointSet &set = *c.set;
+  const int64_t interval = set.interval;
+  const int64_t first = (int64_t)offset / interval;
+  const int64_t last = (int64_t)(offset + len - 1) / interval;
+  return loom::api_call([&] {
+    // Every cursor exists before the first byte moves: a failure to
+    // allocate leaves the buffers untouched.
+    std::vector<loom::Cursor> cursors(c.runners, set.snaps[0]);
+    std::atomic<int64_t> next{first};
+    const int64_t end = (int64_t)(offset + len);
+    std::function<void(int)> work = [&](int id) {
+      loom::Cursor &cur = cursors[id];
+      bool placed = false;
+      for (int64_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) <= last;) {
+        const int64_t lo = std::max<int64_t>((int64_t)offset, k * interval);
+        const int64_t hi = std::min(end, (k + 1) * interval);
+        if (!placed || cur.offset() != lo) {
+          const loom::Cursor &snap = set.at_or_before(lo);
+          cur.restore(snap);
+          cur.rebase(userbuf);
+          cur.skip(lo - snap.offset());
+          placed = true;
+        }
+        char *at = static_cast<char *>(stream) + (lo - (int64_t)offset);
+        if (pack) cur.pack(at, hi - lo);
+        else cur.unpack(at, hi - lo);
+      }
+    };
+    loom::run_parallel(c.runners, work);
+    return LOOM_OK;
+  });
 }
 
 loom_status range(bool pack, const void *userbuf, int64_t count, loom_type t, size_t offset,
@@ -45,48 +164,8 @@ loom_status range(bool pack, const void *userbuf, int64_t count, loom_type t, si
   if (offset > (uint64_t)total || len > (uint64_t)total - offset) return LOOM_ERR_RANGE;
   if (len == 0) return LOOM_OK;
   if (!userbuf || !stream) return LOOM_ERR_ARG;
-  const int64_t interval = loom::checkpoint_interval(total);
-  const int64_t first = (int64_t)offset / interval;
-  const int64_t last = (int64_t)(offset + len - 1) / interval;
-  const int n = runners(threads, total, offset, len);
-  std::shared_ptr<const loom::CheckpointSet> set;
-  if (n > 1) set = loom::checkpoints_for(t, count);
-  if (!set) {  // one runner, or no checkpoints: a plain seek and walk
-    return loom::api_call([&] {
-      loom::Cursor cur(loom::plan_for(t, count), userbuf);
-      cur.seek((int64_t)offset);
-      if (pack) cur.pack(static_cast<char *>(stream), (int64_t)len);
-      else cur.unpack(static_cast<const char *>(stream), (int64_t)len);
-      return LOOM_OK;
-    });
-  }
-  return loom::api_call([&] {
-    // Every cursor exists before the first byte moves: a failure to
-    // allocate leaves the buffers untouched.
-    std::vector<loom::Cursor> cursors(n, set->snaps[0]);
-    std::atomic<int64_t> next{first};
-    const int64_t end = (int64_t)(offset + len);
-    std::function<void(int)> work = [&](int id) {
-      loom::Cursor &c = cursors[id];
-      bool placed = false;
-      for (int64_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) <= last;) {
-        const int64_t lo = std::max<int64_t>((int64_t)offset, k * interval);
-        const int64_t hi = std::min(end, (k + 1) * interval);
-        if (!placed || c.offset() != lo) {
-          const loom::Cursor &snap = set->at_or_before(lo);
-          c.restore(snap);
-          c.rebase(userbuf);
-          c.skip(lo - snap.offset());
-          placed = true;
-        }
-        char *at = static_cast<char *>(stream) + (lo - (int64_t)offset);
-        if (pack) c.pack(at, hi - lo);
-        else c.unpack(at, hi - lo);
-      }
-    };
-    loom::run_parallel(n, work);
-    return LOOM_OK;
-  });
+  const Choice c = choose(threads, t, count, total, offset, len, pack);
+  return timed(c, [&] { return run(pack, userbuf, count, t, offset, len, stream, c); });
 }
 
 // The checks of loom_pack and loom_unpack, in their order (threads first):
@@ -129,10 +208,11 @@ loom_status loom_pack_parallel(const void *inbuf, int64_t count, loom_type t, vo
   int64_t n;
   loom_status s = check_whole(threads, t, count, position, outsize, inbuf, outbuf, &n);
   if (s != LOOM_OK || n == 0) return s;
-  if (runners(threads, n, 0, (size_t)n) <= 1)  // the whole-message kernels
-    return loom_pack(inbuf, count, t, outbuf, outsize, position);
-  s = range(true, inbuf, count, t, 0, (size_t)n, static_cast<char *>(outbuf) + *position,
-            threads);
+  const Choice c = choose(threads, t, count, n, 0, (size_t)n, true);
+  if (c.runners <= 1)  // the whole-message kernels
+    return timed(c, [&] { return loom_pack(inbuf, count, t, outbuf, outsize, position); });
+  char *at = static_cast<char *>(outbuf) + *position;
+  s = timed(c, [&] { return run(true, inbuf, count, t, 0, (size_t)n, at, c); });
   if (s == LOOM_OK) *position += (size_t)n;
   return s;
 }
@@ -142,10 +222,11 @@ loom_status loom_unpack_parallel(const void *inbuf, size_t insize, size_t *posit
   int64_t n;
   loom_status s = check_whole(threads, t, count, position, insize, inbuf, outbuf, &n);
   if (s != LOOM_OK || n == 0) return s;
-  if (runners(threads, n, 0, (size_t)n) <= 1)
-    return loom_unpack(inbuf, insize, position, outbuf, count, t);
-  s = range(false, outbuf, count, t, 0, (size_t)n,
-            const_cast<char *>(static_cast<const char *>(inbuf)) + *position, threads);
+  const Choice c = choose(threads, t, count, n, 0, (size_t)n, false);
+  if (c.runners <= 1)
+    return timed(c, [&] { return loom_unpack(inbuf, insize, position, outbuf, count, t); });
+  char *at = const_cast<char *>(static_cast<const char *>(inbuf)) + *position;
+  s = timed(c, [&] { return run(false, outbuf, count, t, 0, (size_t)n, at, c); });
   if (s == LOOM_OK) *position += (size_t)n;
   return s;
 }

@@ -5,7 +5,10 @@
 // Byte-identity on random types is in the differential test (parallel()).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -85,6 +88,44 @@ TEST(Parallel, CheckpointCacheIsBoundedAndReported) {
   EXPECT_EQ(std::memcmp(one.data(), two.data(), one.size()), 0);  // built, used, not kept
   EXPECT_EQ(loom_checkpoint_cache_bytes(), 0u);
   loom_set_checkpoint_cache_limit(limit);
+  loom_type_free(v);
+}
+
+// threads = 0: the first calls of a (type, count) and direction try one
+// runner and several, timed, then every later call takes the verdict; the
+// bytes are one thread's throughout, in both directions.
+TEST(Parallel, AutomaticChoiceIsMeasuredThenSettled) {
+  if (loom_parallel_threads(size_t(4) << 20) < 2) GTEST_SKIP() << "one hardware thread";
+  loom::set_checkpoint_min_interval(int64_t(64) << 10);
+  const int64_t blocks = 524288;
+  loom_type v = column(blocks);
+  std::vector<double> a = source(blocks), b(a.size(), -1.0), want(a.size(), -1.0);
+  std::vector<char> one((size_t)blocks * 8), two(one.size());
+  size_t p = 0;
+  ASSERT_EQ(loom_pack(a.data(), 1, v, one.data(), one.size(), &p), LOOM_OK);
+  p = 0;
+  ASSERT_EQ(loom_unpack(one.data(), one.size(), &p, want.data(), 1, v), LOOM_OK);
+  for (int call = 0; call < 10; ++call) {
+    std::memset(two.data(), 0, two.size());
+    std::fill(b.begin(), b.end(), -1.0);
+    size_t q = 0, r = 0;
+    ASSERT_EQ(loom_pack_parallel(a.data(), 1, v, two.data(), two.size(), &q, 0), LOOM_OK);
+    ASSERT_EQ(q, one.size());
+    ASSERT_EQ(std::memcmp(one.data(), two.data(), one.size()), 0) << "pack call " << call;
+    ASSERT_EQ(loom_unpack_parallel(one.data(), one.size(), &r, b.data(), 1, v, 0), LOOM_OK);
+    ASSERT_EQ(r, one.size());
+    ASSERT_EQ(b, want) << "unpack call " << call;
+  }
+  std::shared_ptr<const loom::CheckpointSet> set = loom::checkpoints_for(v, 1);
+  ASSERT_TRUE(set);
+  for (int dir = 0; dir < 2; ++dir) {
+    const loom::CheckpointSet::AutoChoice &c = set->choice[dir];
+    EXPECT_EQ(c.finished.load(), c.kTrials) << "direction " << dir;
+    EXPECT_EQ(c.started.load(), c.kTrials) << "direction " << dir;  // none after the verdict
+    EXPECT_NE(c.runners.load(), 0) << "direction " << dir;
+    for (uint32_t i = 0; i < c.kTrials; ++i)
+      EXPECT_GT(c.fs_per_byte[i].load(), 0u) << "direction " << dir << ", trial " << i;
+  }
   loom_type_free(v);
 }
 

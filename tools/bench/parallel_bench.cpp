@@ -15,8 +15,8 @@
 namespace loom_bench {
 namespace {
 
-constexpr int kOne = 0, kMany = 1, kCopy = 2, kKinds = 3;
-const char *const kNames[kKinds] = {"1 thread", "N threads", "memcpy"};
+constexpr int kOne = 0, kMany = 1, kAuto = 2, kCopy = 3, kKinds = 4;
+const char *const kNames[kKinds] = {"1 thread", "N threads", "automatic", "memcpy"};
 
 struct Row {
   std::string name, group;
@@ -57,13 +57,15 @@ Row run_case(const CaseDef &def, const ParallelArgs &a) {
   const size_t span = inst->user_bytes + (size_t)((k - 1) * inst->count * extent);
   const size_t bytes = inst->packed_bytes * (size_t)k;
   r.bytes = bytes;
-  Buf src = make_buf(span), dst1 = make_buf(span), dstn = make_buf(span);
-  Buf p1 = make_buf(bytes), pn = make_buf(bytes), mc = make_buf(bytes);
+  Buf src = make_buf(span), dst1 = make_buf(span), dstn = make_buf(span), dsta = make_buf(span);
+  Buf p1 = make_buf(bytes), pn = make_buf(bytes), pa = make_buf(bytes), mc = make_buf(bytes);
   fill_random(src.get(), span, 1);
   std::memset(dst1.get(), 0, span);
   std::memset(dstn.get(), 0, span);
+  std::memset(dsta.get(), 0, span);
   const char *in = src.get() + inst->origin;
-  char *out1 = dst1.get() + inst->origin, *outn = dstn.get() + inst->origin;
+  char *out1 = dst1.get() + inst->origin, *outn = dstn.get() + inst->origin,
+       *outa = dsta.get() + inst->origin;
   // Correctness first: N threads must give one thread's bytes.
   size_t q1 = 0, qn = 0;
   if (loom_pack(in, count, t, p1.get(), bytes, &q1) != LOOM_OK ||
@@ -82,13 +84,22 @@ Row run_case(const CaseDef &def, const ParallelArgs &a) {
     r.error = "N threads differ from one: " + diff;
     return r;
   }
+  // Every contender writes the same buffer: where a layout's speed
+  // depends on where its buffers lie (4 KiB aliasing between the stream
+  // and the user's buffer), separate buffers would compare addresses.
   std::function<void()> ops[2][kKinds] = {
       {[&] { size_t q = 0; loom_unpack(p1.get(), bytes, &q, out1, count, t); },
-       [&] { size_t q = 0; loom_unpack_parallel(p1.get(), bytes, &q, outn, count, t, a.threads); },
+       [&] { size_t q = 0; loom_unpack_parallel(p1.get(), bytes, &q, out1, count, t, a.threads); },
+       [&] { size_t q = 0; loom_unpack_parallel(p1.get(), bytes, &q, out1, count, t, 0); },
        [&] { std::memcpy(mc.get(), p1.get(), bytes); }},
-      {[&] { size_t q = 0; loom_pack(in, count, t, p1.get(), bytes, &q); },
+      {[&] { size_t q = 0; loom_pack(in, count, t, pn.get(), bytes, &q); },
        [&] { size_t q = 0; loom_pack_parallel(in, count, t, pn.get(), bytes, &q, a.threads); },
+       [&] { size_t q = 0; loom_pack_parallel(in, count, t, pn.get(), bytes, &q, 0); },
        [&] { std::memcpy(mc.get(), p1.get(), bytes); }}};
+  // The automatic choice times its first calls of a layout both ways
+  // (loom.h); what is measured here is the choice it settles on.
+  for (int p = 0; p < 2; ++p)
+    for (int i = 0; i < 8; ++i) ops[p][kAuto]();
   int64_t reps[2][kKinds];
   for (int p = 0; p < 2; ++p)
     for (int c = 0; c < kKinds; ++c) reps[p][c] = calibrate(ops[p][c]);
@@ -105,6 +116,16 @@ Row run_case(const CaseDef &def, const ParallelArgs &a) {
   }
   for (int p = 0; p < 2; ++p)
     for (int c = 0; c < kKinds; ++c) r.t[p][c] = median(r.samples[p][c]);
+  // The automatic choice ran both ways during its trials and has settled:
+  // its bytes must still be one thread's.
+  size_t qp = 0, qu = 0;
+  std::string bad;
+  if (loom_pack_parallel(in, count, t, pa.get(), bytes, &qp, 0) != LOOM_OK ||
+      loom_unpack_parallel(p1.get(), bytes, &qu, outa, count, t, 0) != LOOM_OK)
+    bad = "call failed";
+  if (bad.empty()) bad = compare(p1.get(), pa.get(), bytes);
+  if (bad.empty()) bad = compare(dst1.get(), dsta.get(), span);
+  if (!bad.empty()) r.error = "the automatic choice differs from one thread: " + bad;
   return r;
 }
 
@@ -123,13 +144,15 @@ int bench_parallel(const ParallelArgs &a, const std::vector<CaseDef> &cases,
              loom_parallel_threads(size_t(4) << 20));
   fmt::print("MB/s of packed bytes, medians over interleaved rounds; x = N threads over 1;\n"
              "1/mcpy = one thread's rate over memcpy's of the same bytes (below 0.6: the\n"
-             "case is not memory-bound and is a target: 2 threads >= 1.7x)\n\n");
-  fmt::print("{:<26} {:>9} | {:>8} {:>8} {:>8} {:>6} {:>6} | {:>8} {:>8} {:>6} {:>6}\n", "case",
-             "bytes", "1 thr", "N thr", "memcpy", "x", "1/mcpy", "unp 1", "unp N", "x",
-             "1/mcpy");
-  std::vector<double> tgt, all;
-  double worst = INFINITY;
-  std::string worst_name;
+             "case is not memory-bound and is a target: 2 threads >= 1.7x); auto = the\n"
+             "automatic choice (threads = 0) over 1 thread, once settled (it times its first\n"
+             "6 calls of a layout both ways); target: never below 1, 0.95 is this machine's noise\n\n");
+  fmt::print("{:<26} {:>9} | {:>8} {:>8} {:>8} {:>6} {:>6} {:>5} | {:>8} {:>8} {:>6} {:>6} {:>5}\n",
+             "case", "bytes", "1 thr", "N thr", "memcpy", "x", "1/mcpy", "auto", "unp 1", "unp N",
+             "x", "1/mcpy", "auto");
+  std::vector<double> tgt, all, autos;
+  double worst = INFINITY, worst_auto = INFINITY;
+  std::string worst_name, worst_auto_name;
   for (const Row &r : rows) {
     if (!r.error.empty()) {
       fmt::print("{:<26} {:>9} | {}\n", r.name, r.bytes, r.error);
@@ -137,16 +160,22 @@ int bench_parallel(const ParallelArgs &a, const std::vector<CaseDef> &cases,
     }
     const double xp = r.t[1][kOne] / r.t[1][kMany], xu = r.t[0][kOne] / r.t[0][kMany];
     const double fp = r.t[1][kCopy] / r.t[1][kOne], fu = r.t[0][kCopy] / r.t[0][kOne];
-    fmt::print("{:<26} {:>8.2f}M | {:>8.0f} {:>8.0f} {:>8.0f} {:>6.2f} {:>6.2f} | {:>8.0f} {:>8.0f} "
-               "{:>6.2f} {:>6.2f}{}\n",
+    const double ap = r.t[1][kOne] / r.t[1][kAuto], au = r.t[0][kOne] / r.t[0][kAuto];
+    fmt::print("{:<26} {:>8.2f}M | {:>8.0f} {:>8.0f} {:>8.0f} {:>6.2f} {:>6.2f} {:>5.2f} | {:>8.0f} "
+               "{:>8.0f} {:>6.2f} {:>6.2f} {:>5.2f}{}{}\n",
                r.name, (double)r.bytes / (1 << 20), mbs(r.bytes, r.t[1][kOne]),
-               mbs(r.bytes, r.t[1][kMany]), mbs(r.bytes, r.t[1][kCopy]), xp, fp,
-               mbs(r.bytes, r.t[0][kOne]), mbs(r.bytes, r.t[0][kMany]), xu, fu,
-               (fp < 0.6 && xp < 1.7) || (fu < 0.6 && xu < 1.7) ? "  < target" : "");
+               mbs(r.bytes, r.t[1][kMany]), mbs(r.bytes, r.t[1][kCopy]), xp, fp, ap,
+               mbs(r.bytes, r.t[0][kOne]), mbs(r.bytes, r.t[0][kMany]), xu, fu, au,
+               (fp < 0.6 && xp < 1.7) || (fu < 0.6 && xu < 1.7) ? "  < target" : "",
+               std::min(ap, au) < 0.95 ? "  auto slower" : "");
     for (auto [x, f] : {std::pair{xp, fp}, std::pair{xu, fu}}) {
       all.push_back(x);
       if (f < 0.6) tgt.push_back(x);
       if (x < worst) worst = x, worst_name = r.name;
+    }
+    for (double x : {ap, au}) {
+      autos.push_back(x);
+      if (x < worst_auto) worst_auto = x, worst_auto_name = r.name;
     }
   }
   auto geo = [](const std::vector<double> &v) {
@@ -158,10 +187,16 @@ int bench_parallel(const ParallelArgs &a, const std::vector<CaseDef> &cases,
   fmt::print("\nN threads over 1: target cases (pack and unpack below 0.6 of memcpy): {} of {}, "
              "geometric mean {:.2f}, lowest {:.2f}; all: geometric mean {:.2f}, lowest {:.2f} ({})\n",
              tgt.size(), all.size(), geo(tgt), tmin, geo(all), worst, worst_name);
+  fmt::print("automatic choice over 1 thread: geometric mean {:.2f}, lowest {:.2f} ({}), {} of {} "
+             "below 0.95\n",
+             geo(autos), worst_auto, worst_auto_name,
+             std::count_if(autos.begin(), autos.end(), [](double x) { return x < 0.95; }),
+             autos.size());
   if (a.json.empty() && a.csv.empty()) return 0;
   nlohmann::json doc = bench_document("parallel", run);
   nlohmann::json tbl = table_json("parallel", "checkpoint-parallel pack and unpack",
-                                  "seconds per message", {kNames[0], kNames[1], kNames[2]});
+                                  "seconds per message",
+                                  {kNames[0], kNames[1], kNames[2], kNames[3]});
   tbl["threads"] = a.threads;
   tbl["rows"] = nlohmann::json::array();
   for (const Row &r : rows)
