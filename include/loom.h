@@ -388,6 +388,27 @@ LOOM_API loom_status loom_layout_decode(const void *buf, size_t len, loom_type *
 LOOM_API uint64_t loom_layout_id(const void *buf, size_t len);
 /** @} */
 
+/** @name Instruction sets
+ *  The kernels are compiled for several instruction sets ("baseline",
+ *  "avx2", "avx512", "avx512vbmi" on x86-64; "baseline" elsewhere) and the
+ *  widest the CPU supports is used, unless the environment variable
+ *  LOOM_ISA names a narrower one (read once, at the first commit; "auto"
+ *  or unset: the widest; an unknown or unsupported name: the widest).
+ *  The results are byte-identical on every set.  A type's kernels are
+ *  chosen when its plan is built, so a change applies to types committed
+ *  (and counts first used) after it.
+ *  @{ */
+/** The instruction set new plans' kernels use. */
+LOOM_API const char *loom_isa(void);
+/** Uses @p name's kernels for plans built from now on ("auto" or NULL: the
+ *  widest this CPU supports).  LOOM_ERR_ARG when this library has no set
+ *  of that name or the CPU cannot run it; nothing changes then. */
+LOOM_API loom_status loom_set_isa(const char *name);
+/** The sets this library has and this CPU runs, widest first,
+ *  comma-separated (e.g. "avx512vbmi,avx512,avx2,baseline"). */
+LOOM_API const char *loom_isa_list(void);
+/** @} */
+
 /** A short English message for a status code. */
 LOOM_API const char *loom_status_string(loom_status s);
 

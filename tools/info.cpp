@@ -10,6 +10,7 @@
 
 #include "bench/dual_type.h"
 #include "build_flavor.hpp"
+#include "loom.h"
 #include "settings.hpp"
 
 #ifndef LOOM_VERSION
@@ -83,6 +84,7 @@ int print_info(std::FILE *out) {
   fmt::print(out, "MPI library: {}\n", loom_bench::mpi_library_name());
   std::string dropin = dropin_beside_me();
   fmt::print(out, "Drop-in: {}\n", dropin.empty() ? "not found beside this program" : dropin);
+  fmt::print(out, "Kernels: {} (this CPU runs: {})\n", loom_isa(), loom_isa_list());
 
   Snapshot s = Snapshot::from_environment(kBuildFlavor);
   for (const std::string &w : s.warnings()) fmt::print(stderr, "loom: warning: {}\n", w);

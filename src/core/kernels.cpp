@@ -2,11 +2,33 @@
 // moves; large blocks go to memcpy (glibc switches to non-temporal stores
 // when the copy exceeds the cache).  Instantiation is bounded: a few shapes
 // times the fixed block sizes times {pack, unpack}.
+//
+// The whole file is compiled once per instruction set (Highway's
+// foreach_target re-includes it with each target's code generation
+// enabled), so a fixed-size move or a strided loop becomes that target's
+// widest loads, stores and shuffles; isa.cpp chooses the set a plan's
+// kernels come from.  The code itself stays portable C++.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels.cpp"
+// The targets: the compiler's baseline, AVX2, AVX-512 (F/VL/DQ/BW) and
+// AVX-512 with VBMI/VBMI2 (Highway's AVX3_DL); the SSE3/SSE4 steps between
+// baseline and AVX2 add nothing to byte moves.
+#ifndef HWY_DISABLED_TARGETS
+#define HWY_DISABLED_TARGETS (HWY_SSSE3 | HWY_SSE4)
+#endif
+#define HWY_WANT_AVX3_DL 1
+#include <hwy/foreach_target.h>  // must come before highway.h
+#include <hwy/highway.h>
+
 #include <cstring>
 
+#include "isa.hpp"
+#include "permute_table.hpp"
 #include "plan.hpp"
 
+HWY_BEFORE_NAMESPACE();
 namespace loom {
+namespace HWY_NAMESPACE {
 namespace {
 
 template <bool Pack>
@@ -38,6 +60,20 @@ inline void mv_chunks(char *user, char *s, int64_t n) {
   }
 }
 
+// n bytes (H < n <= H + T) as a head of H bytes and a tail of T ending at
+// n: two moves where equal chunks would take three.
+template <bool Pack, int H, int T>
+inline void mv_head_tail(char *user, char *s, int64_t n) {
+  char *dst = Pack ? s : user;
+  const char *src = Pack ? user : s;
+  Chunk<H> h;
+  Chunk<T> t;
+  std::memcpy(&h, src, H);
+  std::memcpy(&t, src + n - T, T);
+  std::memcpy(dst, &h, H);
+  std::memcpy(dst + n - T, &t, T);
+}
+
 template <bool Pack>
 inline void mv_any(char *user, char *s, int64_t n) {
   if (n < 4) {
@@ -61,7 +97,7 @@ inline void mv_block(char *user, char *s, int64_t b) {
   else if constexpr (B == -1) mv_chunks<Pack, 4, 2>(user, s, b);    // 5..7
   else if constexpr (B == -2) mv_chunks<Pack, 8, 2>(user, s, b);    // 9..15
   else if constexpr (B == -3) mv_chunks<Pack, 16, 2>(user, s, b);   // 17..31
-  else if constexpr (B == -4) mv_chunks<Pack, 16, 3>(user, s, b);   // 33..48
+  else if constexpr (B == -4) mv_head_tail<Pack, 32, 16>(user, s, b);  // 33..48
   else if constexpr (B == -5) mv_chunks<Pack, 16, 4>(user, s, b);   // 49..63
   else if constexpr (B == -6) mv_chunks<Pack, 16, 6>(user, s, b);   // 65..96
   else if constexpr (B == -7) mv_chunks<Pack, 16, 8>(user, s, b);   // 97..128
@@ -96,11 +132,13 @@ inline char *row(char *p, char *s, int64_t n, int64_t st, int64_t b) {
       for (int i = 0; i < 8; i++) mv<Pack>(p + i * st, s + i * B, B);
       return s + 8 * B;
     }
-    for (; k + 4 <= n; k += 4, p += 4 * st, s += 4 * B) {
-      mv<Pack>(p, s, B);
-      mv<Pack>(p + st, s + B, B);
-      mv<Pack>(p + 2 * st, s + 2 * B, B);
-      mv<Pack>(p + 3 * st, s + 3 * B, B);
+  }
+  if constexpr (B > 0 || B == -4) {  // a fixed size or two moves
+    for (; k + 4 <= n; k += 4, p += 4 * st, s += 4 * b) {
+      mv_block<Pack, B>(p, s, b);
+      mv_block<Pack, B>(p + st, s + b, b);
+      mv_block<Pack, B>(p + 2 * st, s + 2 * b, b);
+      mv_block<Pack, B>(p + 3 * st, s + 3 * b, b);
     }
   }
   for (; k < n; k++, p += st, s += b) mv_block<Pack, B>(p, s, b);
@@ -236,6 +274,76 @@ char *k_idx_any(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   return s;
 }
 
+// Small repeating patterns in one register (permute_table.hpp): each step
+// moves per_vector instances of the child with one masked load, one lane
+// permute and one masked store; instances left over at the end of the
+// range take the child's own kernel.
+#undef LOOM_HAVE_PERMUTE  // per target: this file is compiled once for each
+#if HWY_TARGET == HWY_AVX3_DL
+#define LOOM_HAVE_PERMUTE 1
+// VBMI's byte permute: any pattern whose window fits 64 bytes.
+template <bool Pack>
+char *k_vec_permute(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  const PermuteTable &t = *n.permute;
+  const int64_t m = t.per_vector, st = n.stride, sb = t.stream_bytes;
+  const __m512i idx = _mm512_load_si512(Pack ? t.pack8 : t.unpack8);
+  const __mmask64 um = t.user_lanes, sm = t.stream_lanes;
+  char *p = base + i0 * st;
+  int64_t i = i0;
+  for (; i1 - i >= m; i += m, p += m * st, s += sb) {
+    if (Pack) {
+      const __m512i v = _mm512_maskz_loadu_epi8(um, p + t.window);
+      _mm512_mask_storeu_epi8(s, sm, _mm512_permutexvar_epi8(idx, v));
+    } else {
+      const __m512i v = _mm512_maskz_loadu_epi8(sm, s);
+      _mm512_mask_storeu_epi8(p + t.window, um, _mm512_permutexvar_epi8(idx, v));
+    }
+  }
+  for (; i < i1; i++, p += st) s = whole<Pack>(*n.child, p, s);
+  return s;
+}
+constexpr int kPermuteWidth = 64, kPermuteLane = 1;
+#elif HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX2
+#define LOOM_HAVE_PERMUTE 1
+// 32-bit lanes (vpermd; masked moves exact per lane): patterns of 4-byte
+// multiples in a 64- or 32-byte window.
+template <bool Pack>
+char *k_vec_permute(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  namespace hn = hwy::HWY_NAMESPACE;
+  const hn::ScalableTag<int32_t> d;
+  const PermuteTable &t = *n.permute;
+  const int64_t m = t.per_vector, st = n.stride, sb = t.stream_bytes;
+  const auto idx = hn::SetTableIndices(d, Pack ? t.pack32 : t.unpack32);
+  uint8_t ub[8], sbits[8];
+  std::memcpy(ub, &t.user_lanes, 8);  // little-endian: lane i is bit i
+  std::memcpy(sbits, &t.stream_lanes, 8);
+  const auto um = hn::LoadMaskBits(d, ub), sm = hn::LoadMaskBits(d, sbits);
+  char *p = base + i0 * st;
+  int64_t i = i0;
+  for (; i1 - i >= m; i += m, p += m * st, s += sb) {
+    int32_t *u = reinterpret_cast<int32_t *>(p + t.window), *q = reinterpret_cast<int32_t *>(s);
+    if (Pack) hn::BlendedStore(hn::TableLookupLanes(hn::MaskedLoad(um, d, u), idx), sm, d, q);
+    else hn::BlendedStore(hn::TableLookupLanes(hn::MaskedLoad(sm, d, q), idx), um, d, u);
+  }
+  for (; i < i1; i++, p += st) s = whole<Pack>(*n.child, p, s);
+  return s;
+}
+constexpr int kPermuteWidth = HWY_TARGET == HWY_AVX3 ? 64 : 32, kPermuteLane = 4;
+#endif
+
+// A Vec over a small leaf whose pattern fits this target's register (none
+// on the baseline: SSE2 has no variable lane permute).
+bool pick_permute([[maybe_unused]] Node &n) {
+#ifdef LOOM_HAVE_PERMUTE
+  n.permute = make_permute_table(n, kPermuteWidth, kPermuteLane);
+  if (!n.permute) return false;
+  n.pack = k_vec_permute<true>, n.unpack = k_vec_permute<false>;
+  return true;
+#else
+  return false;
+#endif
+}
+
 template <bool Pack>
 char *k_struct(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   for (int64_t i = i0; i < i1; i++) s = whole<Pack>(*n.kids[i], base + n.disp[i], s);
@@ -323,7 +431,8 @@ bool pick_transpose(const Node &n, Kernel *pk, Kernel *uk) {
 
 }  // namespace
 
-void select_kernels(Node &n) {
+// The kernels of a freshly built node, from this target's set.
+void select_kernels_for_target(Node &n) {
   const Node *c = n.child.get();
   switch (n.kind) {
     case Kind::Block:
@@ -345,6 +454,8 @@ void select_kernels(Node &n) {
       if (c->kind == Kind::Vec && c->child->kind == Kind::Vec &&
           c->child->child->kind == Kind::Block && !small_stride(*c->child))
         return BySize<Vec3Blk>::pick(c->child->child->count, &n.pack, &n.unpack);
+      if ((c->kind == Kind::Idx && c->child->kind == Kind::Block) || c->kind == Kind::IdxV)
+        if (pick_permute(n)) return;
       if (c->kind == Kind::Idx && c->child->kind == Kind::Block) {
         if (pick_vec_idx_small(n, &n.pack, &n.unpack)) return;
         return BySize<VecIdxBlk>::pick(c->child->count, &n.pack, &n.unpack);
@@ -364,4 +475,29 @@ void select_kernels(Node &n) {
   }
 }
 
+}  // namespace HWY_NAMESPACE
 }  // namespace loom
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace loom {
+
+const KernelSet *kernel_sets(size_t *n) {
+  static const KernelSet sets[] = {
+#if (HWY_TARGETS & HWY_AVX3_DL) && HWY_STATIC_TARGET != HWY_AVX3_DL
+      {"avx512vbmi", HWY_AVX3_DL, N_AVX3_DL::select_kernels_for_target},
+#endif
+#if (HWY_TARGETS & HWY_AVX3) && HWY_STATIC_TARGET != HWY_AVX3
+      {"avx512", HWY_AVX3, N_AVX3::select_kernels_for_target},
+#endif
+#if (HWY_TARGETS & HWY_AVX2) && HWY_STATIC_TARGET != HWY_AVX2
+      {"avx2", HWY_AVX2, N_AVX2::select_kernels_for_target},
+#endif
+      {"baseline", HWY_STATIC_TARGET, HWY_NAMESPACE::select_kernels_for_target},
+  };
+  *n = sizeof sets / sizeof sets[0];
+  return sets;
+}
+
+}  // namespace loom
+#endif  // HWY_ONCE

@@ -10,6 +10,7 @@
 namespace loom {
 
 struct Node;
+struct PermuteTable;  // permute_table.hpp
 using NodeP = std::shared_ptr<const Node>;
 
 /// Moves the full children [i0, i1) of one instance of `n` whose origin is
@@ -37,6 +38,9 @@ struct Node {
   NodeP child;                  // Vec/Idx
   std::vector<NodeP> kids;      // Struct
   Kernel pack = nullptr, unpack = nullptr;
+  /// The lane maps of a small-pattern kernel (Vec over a small leaf),
+  /// fixed with the kernels; null for other kernels.
+  std::shared_ptr<const PermuteTable> permute;
 
   /// Packed bytes of child i (a byte for a Block).
   int64_t child_packed(int64_t i) const {

@@ -2,6 +2,7 @@
 // docs/settings.md is generated from this table (`loom info --markdown`).
 #include "settings.hpp"
 
+#include "isa_names.hpp"
 #include "scheme_id.hpp"
 
 namespace loom {
@@ -17,6 +18,13 @@ constexpr int64_t T = int64_t(1) << 40;
 std::vector<std::string> scheme_choices() {
   std::vector<std::string> v{"auto"};
   for (const char *name : xfer::kSchemeNames) v.push_back(name);
+  return v;
+}
+
+// LOOM_ISA's names: auto, then every instruction set (src/core/isa_names.hpp).
+std::vector<std::string> isa_choices() {
+  std::vector<std::string> v{"auto"};
+  for (const char *name : kIsaNames) v.push_back(name);
   return v;
 }
 
@@ -130,6 +138,13 @@ const std::vector<Spec> &registry() {
        "thread; N at most N, one per MiB of the message; 0 one per MiB up "
        "to the machine's hardware threads",
        nullptr, 1},
+      // Read by the engine itself (src/core/isa.cpp), once, before the
+      // first plan is built; here so that it is checked and documented.
+      {Id::isa, "LOOM_ISA", Type::choice, 0, 0, 0, (int64_t)kIsaCount,
+       "instruction set of the pack and unpack kernels: auto (the widest "
+       "this CPU runs) or a narrower one for comparisons; a set the CPU "
+       "cannot run means auto (`loom info` shows the one in effect)",
+       nullptr, 1, isa_choices()},
   };
   return *specs;
 }

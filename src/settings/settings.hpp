@@ -43,7 +43,8 @@ enum class Id {
   l2l_run,
   l2l_coll_min,
   cma,
-  threads
+  threads,
+  isa
 };
 
 /// One setting's definition.

@@ -94,6 +94,8 @@ void print_report(std::FILE *f, const RunInfo &info,
              info.quick ? "  |  --quick (smoke test, reduced sizes)" : "");
   fmt::print(f, "{}; load average {} at the start, {} at the end\n", info.cpu_model,
              format_load(info.load_start, info.cores), format_load(info.load_end, info.cores));
+  fmt::print(f, "Loom's kernels: {} (LOOM_ISA); hand loops compiled {}\n", info.isa,
+             info.hand_flags);
   fmt::print(f,
              "MB/s of packed bytes (1 MB = 1e6 B), {} over interleaved rounds; "
              "ratios are Loom's throughput over the others'.\n"

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dual_type.h"
+#include "loom.h"
 
 namespace loom_bench {
 
@@ -75,6 +76,8 @@ RunInfo collect_run_info(const std::string &flavor, bool quick, const std::strin
   info.command_line = command_line;
   info.quick = quick;
   info.stat = stat;
+  info.isa = loom_isa();
+  info.hand_flags = LOOM_HAND_FLAGS;
   return info;
 }
 
@@ -97,7 +100,9 @@ nlohmann::json run_json(const RunInfo &info) {
             {"load_end", load(info.load_end)}}},
           {"command_line", info.command_line},
           {"quick", info.quick},
-          {"stat", info.stat}};
+          {"stat", info.stat},
+          {"isa", info.isa},
+          {"hand_flags", info.hand_flags}};
 }
 
 }  // namespace loom_bench

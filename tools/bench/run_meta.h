@@ -41,6 +41,8 @@ struct RunInfo {
                                                     // column calls
   bool quick = false;
   std::string stat = "median";  // the statistic in the tables
+  std::string isa;         // the instruction set of Loom's kernels (loom_isa())
+  std::string hand_flags;  // how the benchmarks' hand loops were compiled
 };
 
 // Everything but load_end (set when the run ends) and mpi_calls.

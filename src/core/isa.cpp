@@ -1,0 +1,78 @@
+// Choosing the instruction set: see isa.hpp.  Highway detects what the CPU
+// (and the operating system's saved state) supports; LOOM_ISA or
+// loom_set_isa() may narrow the choice, never widen it past the CPU.
+#include "isa.hpp"
+
+#include <hwy/targets.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <string>
+#include <strings.h>
+
+#include "isa_names.hpp"
+#include "loom.h"
+
+namespace loom {
+namespace {
+
+bool runs_here(const KernelSet &k, size_t i, size_t n) {
+  return i + 1 == n || (hwy::SupportedTargets() & k.hwy_target) != 0;
+}
+
+// The set called `name` that this CPU runs (nullptr/"auto": the widest);
+// nullptr when there is none by that name here.
+const KernelSet *find(const char *name) {
+  size_t n;
+  const KernelSet *sets = kernel_sets(&n);
+  const bool any = !name || !*name || strcasecmp(name, "auto") == 0;
+  for (size_t i = 0; i < n; ++i)
+    if ((any || strcasecmp(name, sets[i].name) == 0) && runs_here(sets[i], i, n))
+      return &sets[i];
+  return nullptr;
+}
+
+std::atomic<const KernelSet *> g_current{nullptr};
+
+}  // namespace
+
+const KernelSet &current_kernel_set() {
+  const KernelSet *k = g_current.load(std::memory_order_acquire);
+  if (k) return *k;
+  // First use: the environment's choice, else the widest (an unknown or
+  // unsupported name falls back to it; `loom info` says so).
+  const KernelSet *want = find(std::getenv("LOOM_ISA"));
+  if (!want) want = find(nullptr);
+  const KernelSet *expected = nullptr;
+  g_current.compare_exchange_strong(expected, want, std::memory_order_acq_rel);
+  return *g_current.load(std::memory_order_acquire);
+}
+
+void select_kernels(Node &n) { current_kernel_set().select(n); }
+
+}  // namespace loom
+
+extern "C" {
+
+const char *loom_isa(void) { return loom::current_kernel_set().name; }
+
+loom_status loom_set_isa(const char *name) {
+  const loom::KernelSet *k = loom::find(name);
+  if (!k) return LOOM_ERR_ARG;
+  loom::g_current.store(k, std::memory_order_release);
+  return LOOM_OK;
+}
+
+const char *loom_isa_list(void) {
+  static const std::string list = [] {
+    size_t n;
+    const loom::KernelSet *sets = loom::kernel_sets(&n);
+    std::string s;
+    for (size_t i = 0; i < n; ++i)
+      if (loom::runs_here(sets[i], i, n)) s += (s.empty() ? "" : ",") + std::string(sets[i].name);
+    return s;
+  }();
+  return list.c_str();
+}
+
+}  // extern "C"

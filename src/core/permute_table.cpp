@@ -1,0 +1,83 @@
+// Building a permute table (permute_table.hpp): the child's runs, as many
+// consecutive instances as one register holds, and the lane maps.
+#include "permute_table.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "plan.hpp"
+
+namespace loom {
+namespace {
+
+struct Run {
+  int64_t off, len;
+};
+
+// One instance's runs in typemap order; empty for children that are not a
+// small leaf.
+std::vector<Run> leaf_runs(const Node &c) {
+  std::vector<Run> r;
+  if (c.kind == Kind::Idx && c.child->kind == Kind::Block) {
+    for (int64_t d : c.disp) r.push_back({d, c.child->count});
+  } else if (c.kind == Kind::IdxV) {
+    for (size_t i = 0; i < c.disp.size(); i++) r.push_back({c.disp[i], c.lens[i]});
+  }
+  return r;
+}
+
+// Below this many packed bytes per register the scalar kernels, which move
+// whole elements with constant offsets, do as well.
+constexpr int64_t kMinStreamBytes = 16;
+
+}  // namespace
+
+std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int width, int lane) {
+  const Node &c = *vec.child;
+  const std::vector<Run> runs = leaf_runs(c);
+  if (runs.empty() || (int64_t)runs.size() > width) return nullptr;
+  int64_t lo = runs[0].off, hi = runs[0].off + runs[0].len;
+  for (const Run &r : runs) lo = std::min(lo, r.off), hi = std::max(hi, r.off + r.len);
+  const int64_t st = vec.stride, P = c.packed;
+  // The most consecutive instances whose window and packed bytes both fit.
+  auto window_of = [&](int64_t m, int64_t *start) {
+    const int64_t shift = (m - 1) * st;
+    *start = lo + std::min<int64_t>(0, shift);
+    return hi + std::max<int64_t>(0, shift) - *start;
+  };
+  int64_t m = 0, start = 0;
+  for (int64_t k = 1; k <= vec.count && k * P <= width; k++) {
+    int64_t s;
+    if (window_of(k, &s) > width || (k > 1 && st % lane != 0)) break;
+    m = k, start = s;
+  }
+  if (m == 0 || m * P < kMinStreamBytes) return nullptr;
+  for (const Run &r : runs)
+    if ((r.off - start) % lane != 0 || r.len % lane != 0) return nullptr;
+
+  auto t = std::make_shared<PermuteTable>();
+  *t = PermuteTable{};
+  t->lane = lane;
+  t->per_vector = m;
+  t->stream_bytes = m * P;
+  t->window = start;
+  const int64_t stream_lanes = m * P / lane;
+  t->stream_lanes = stream_lanes == 64 ? ~uint64_t(0) : (uint64_t(1) << stream_lanes) - 1;
+  int64_t out = 0;  // stream lane
+  for (int64_t i = 0; i < m; i++)
+    for (const Run &r : runs)
+      for (int64_t b = 0; b < r.len; b += lane, out++) {
+        const int64_t u = (r.off + i * st + b - start) / lane;  // window lane
+        t->user_lanes |= uint64_t(1) << u;
+        if (lane == 1) {
+          t->pack8[out] = (uint8_t)u;
+          t->unpack8[u] = (uint8_t)out;
+        } else {
+          t->pack32[out] = (int32_t)u;
+          t->unpack32[u] = (int32_t)out;
+        }
+      }
+  return t;
+}
+
+}  // namespace loom

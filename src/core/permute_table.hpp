@@ -1,0 +1,45 @@
+// Small repeating patterns moved in one vector register: a strided loop
+// over a child whose bytes fit a register (an index block of a few
+// elements, runs of a few lengths) is packed by loading the child's
+// window, permuting its lanes into stream order and storing them, and
+// unpacked by the inverse permute.  The table is fixed when the plan node
+// is built; the kernels that use it are per instruction set
+// (permute-inl.h).
+//
+// Exactness: loads and stores are masked to the lanes the typemap names
+// (user side) and to the packed bytes (stream side), so a kernel neither
+// reads nor writes a byte outside the typemap or the stream range: the
+// gaps belong to the user, and a neighbouring chunk of the stream may be
+// another thread's.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+namespace loom {
+
+struct Node;
+
+struct PermuteTable {
+  /// Lane indices (lanes of `lane` bytes): stream lane t of a register
+  /// takes window lane pack[t] (pack); window lane u takes stream lane
+  /// unpack[u] (unpack; the typemap's last byte wins where it repeats one,
+  /// as in a byte-by-byte unpack).  Bytes for byte lanes, 32-bit words
+  /// otherwise.
+  alignas(64) uint8_t pack8[64], unpack8[64];
+  alignas(64) int32_t pack32[16], unpack32[16];
+  uint64_t user_lanes;    // window lanes the typemap names
+  uint64_t stream_lanes;  // the first per_vector * child packed bytes
+  int64_t window;         // window start relative to the first instance's origin
+  int64_t per_vector;     // child instances per register (consecutive ones)
+  int64_t stream_bytes;   // packed bytes per register
+  int lane;               // bytes per lane: 1 or 4
+};
+
+/// The table for the strided node `vec` (a Vec whose child is a small
+/// leaf: Idx of a Block, or IdxV) on a register of `width` bytes with
+/// lanes of `lane` bytes; nullptr where the pattern does not fit or would
+/// not pay.
+std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int width, int lane);
+
+}  // namespace loom

@@ -1,0 +1,151 @@
+// Instruction sets (loom.h, src/core/isa.cpp): every set the CPU runs gives
+// the reference interpreter's bytes, and LOOM_ISA forces one.  ctest runs
+// the whole core suite again under each set (tests/core/CMakeLists.txt);
+// a set this CPU lacks skips that run, saying so.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "differential.hpp"
+#include "loom.h"
+#include "run_seed.hpp"
+#include "test_env.hpp"
+
+namespace loomtest {
+namespace {
+
+std::vector<std::string> runnable() {
+  std::vector<std::string> v;
+  std::stringstream in(loom_isa_list());
+  for (std::string name; std::getline(in, name, ',');) v.push_back(name);
+  return v;
+}
+
+const char *forced() {
+  const char *v = std::getenv("LOOM_ISA");
+  return v && *v && std::string(v) != "auto" ? v : nullptr;
+}
+
+// A run under LOOM_ISA=<a set this CPU lacks> would only repeat the widest
+// set's run: skip it whole.
+class IsaEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    const char *want = forced();
+    if (!want) return;
+    for (const std::string &name : runnable())
+      if (name == want) return;
+    GTEST_SKIP() << "LOOM_ISA=" << want << " is not supported here (this CPU runs "
+                 << loom_isa_list() << ")";
+  }
+};
+::testing::Environment *const g_isa_env =
+    ::testing::AddGlobalTestEnvironment(new IsaEnvironment);
+
+TEST(Isa, TheWidestOrTheForcedSetIsInEffect) {
+  const std::vector<std::string> sets = runnable();
+  ASSERT_FALSE(sets.empty());
+  EXPECT_EQ(sets.back(), "baseline");
+  EXPECT_EQ(std::string(loom_isa()), forced() ? std::string(forced()) : sets.front());
+}
+
+TEST(Isa, UnknownOrUnsupportedNamesChangeNothing) {
+  const std::string before = loom_isa();
+  EXPECT_EQ(loom_set_isa("sse9"), LOOM_ERR_ARG);
+  EXPECT_EQ(std::string(loom_isa()), before);
+  const std::vector<std::string> sets = runnable();
+  for (const char *name : {"avx2", "avx512", "avx512vbmi"}) {
+    bool here = false;
+    for (const std::string &s : sets) here |= s == name;
+    EXPECT_EQ(loom_set_isa(name), here ? LOOM_OK : LOOM_ERR_ARG) << name;
+  }
+  EXPECT_EQ(loom_set_isa(before.c_str()), LOOM_OK);
+  EXPECT_EQ(std::string(loom_isa()), before);
+}
+
+// Random trees built under each set in turn (a type's kernels are chosen
+// when its plan is built), each against the reference interpreter.
+TEST(Isa, EverySetGivesTheReferenceBytes) {
+  const std::string before = loom_isa();
+  const int n = static_cast<int>(256 * test_scale());
+  const uint64_t base = base_seed(0x1500000);
+  for (const std::string &name : runnable()) {
+    ASSERT_EQ(loom_set_isa(name.c_str()), LOOM_OK) << name;
+    int failures = 0;
+    for (int i = 0; i < n && failures < 3; ++i) {
+      TrialResult r = run_trial(base + static_cast<uint64_t>(i));
+      if (!r.error.empty()) {
+        ADD_FAILURE() << name << ": seed " << base + i << " count " << r.count << "\n  type: "
+                      << r.type << "\n  " << r.error;
+        ++failures;
+      }
+    }
+  }
+  ASSERT_EQ(loom_set_isa(before.c_str()), LOOM_OK);
+}
+
+// A small repeating pattern: k <= 16 elements of 1, 2, 4, 8 or 16 bytes at
+// random element offsets within a window of up to 72 bytes, or runs of one
+// to three elements, resized to an extent of at least the window (exactly
+// it, a few elements more, or up to 300 more), repeated `count` times: the
+// layouts the permute kernels take (permute_table.hpp), and some just too
+// wide for them.
+TypeSpecPtr small_pattern(std::mt19937_64 &rng) {
+  auto uni = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  static const loom_prim kPrims[] = {LOOM_BYTE, LOOM_SHORT, LOOM_FLOAT, LOOM_DOUBLE};
+  const int which = (int)uni(0, 4);
+  TypeSpecPtr elem = which < 4 ? prim(kPrims[which]) : contig(2, prim(LOOM_DOUBLE));
+  const int64_t size = which < 4 ? int64_t(1) << which : 16;
+  // Mixed runs of one to three elements start every third slot, so that
+  // nothing overlaps (receive types must not).
+  const bool mixed = uni(0, 2) == 0;
+  const int64_t spread = mixed ? 3 : 1,
+                slots = std::max<int64_t>(1, uni(1, 72) / size / spread),
+                k = uni(1, std::min<int64_t>(16, slots));
+  std::vector<int64_t> all(slots);
+  for (int64_t i = 0; i < slots; ++i) all[i] = i * spread;
+  std::shuffle(all.begin(), all.end(), rng);
+  std::vector<int64_t> disp(all.begin(), all.begin() + k), bl;
+  if (uni(0, 1)) std::sort(disp.begin(), disp.end());  // typemap order, or any
+  int64_t end = 0;
+  for (int64_t d : disp) {
+    bl.push_back(mixed ? uni(1, 3) : 1);
+    end = std::max(end, (d + bl.back()) * size);
+  }
+  TypeSpecPtr leaf = mixed ? indexed(bl, disp, elem) : indexed_block(1, disp, elem);
+  const int64_t pick = uni(0, 3);
+  const int64_t extent = end + size * (pick == 0 ? 0 : pick == 1 ? uni(1, 8) : uni(0, 300));
+  return resized(leaf, 0, extent);
+}
+
+TEST(Isa, SmallRepeatingPatternsOnEverySet) {
+  const std::string before = loom_isa();
+  const uint64_t seed = run_seed("Isa.SmallRepeatingPatternsOnEverySet");
+  const int n = static_cast<int>(300 * test_scale());
+  for (const std::string &name : runnable()) {
+    ASSERT_EQ(loom_set_isa(name.c_str()), LOOM_OK) << name;
+    std::mt19937_64 rng(seed);
+    int failures = 0;
+    for (int i = 0; i < n && failures < 3; ++i) {
+      TypeSpecPtr spec = small_pattern(rng);
+      const int64_t count = std::uniform_int_distribution<int64_t>(1, 700)(rng);
+      TrialResult r = run_trial(seed + static_cast<uint64_t>(i), spec, count);
+      if (!r.error.empty()) {
+        ADD_FAILURE() << name << ": pattern " << i << " of seed " << seed << ", count "
+                      << r.count << "\n  type: " << r.type << "\n  " << r.error;
+        ++failures;
+      }
+    }
+  }
+  ASSERT_EQ(loom_set_isa(before.c_str()), LOOM_OK);
+}
+
+}  // namespace
+}  // namespace loomtest
