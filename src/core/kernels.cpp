@@ -74,6 +74,17 @@ inline void mv_head_tail(char *user, char *s, int64_t n) {
   std::memcpy(dst + n - T, &t, T);
 }
 
+// 33..48 bytes: a 32-byte move and a 16-byte tail where the target has
+// 32-byte registers, else three 16-byte chunks (SSE2 splits a 32-byte
+// move in two anyway; measured slower as head and tail there).
+constexpr bool kHas32 = HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 ||
+                        HWY_TARGET == HWY_AVX3_DL;
+template <bool Pack>
+inline void mv_33_48(char *user, char *s, int64_t n) {
+  if constexpr (kHas32) mv_head_tail<Pack, 32, 16>(user, s, n);
+  else mv_chunks<Pack, 16, 3>(user, s, n);
+}
+
 template <bool Pack>
 inline void mv_any(char *user, char *s, int64_t n) {
   if (n < 4) {
@@ -97,7 +108,7 @@ inline void mv_block(char *user, char *s, int64_t b) {
   else if constexpr (B == -1) mv_chunks<Pack, 4, 2>(user, s, b);    // 5..7
   else if constexpr (B == -2) mv_chunks<Pack, 8, 2>(user, s, b);    // 9..15
   else if constexpr (B == -3) mv_chunks<Pack, 16, 2>(user, s, b);   // 17..31
-  else if constexpr (B == -4) mv_head_tail<Pack, 32, 16>(user, s, b);  // 33..48
+  else if constexpr (B == -4) mv_33_48<Pack>(user, s, b);
   else if constexpr (B == -5) mv_chunks<Pack, 16, 4>(user, s, b);   // 49..63
   else if constexpr (B == -6) mv_chunks<Pack, 16, 6>(user, s, b);   // 65..96
   else if constexpr (B == -7) mv_chunks<Pack, 16, 8>(user, s, b);   // 97..128
@@ -133,7 +144,7 @@ inline char *row(char *p, char *s, int64_t n, int64_t st, int64_t b) {
       return s + 8 * B;
     }
   }
-  if constexpr (B > 0 || B == -4) {  // a fixed size or two moves
+  if constexpr (B > 0 || (B == -4 && kHas32)) {  // a fixed size or two moves
     for (; k + 4 <= n; k += 4, p += 4 * st, s += 4 * b) {
       mv_block<Pack, B>(p, s, b);
       mv_block<Pack, B>(p + st, s + b, b);
