@@ -31,6 +31,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <valgrind/valgrind.h>
 
 #include "bench/bench_json.h"
 #include "bench/cases.h"
@@ -73,6 +74,7 @@ struct BenchPackArgs {
   double budget = 1.2;
   std::string mpi_calls = "pmpi";
   std::string stat = "median";
+  int icount = 0;
   loom_bench::ProgressMode progress = loom_bench::ProgressMode::kAuto;
 };
 
@@ -131,6 +133,13 @@ int bench_pack(const BenchPackArgs &a) {
   opt.budget_s = a.budget;
   opt.use_mpi_symbols = a.mpi_calls == "mpi";
   opt.use_min = a.stat == "min";
+  opt.icount = a.icount;
+  if (a.icount > 0 && !RUNNING_ON_VALGRIND) {
+    fmt::print(stderr,
+               "loom bench pack: --icount counts instructions under callgrind; run it "
+               "through scripts/icount.py\n");
+    return 2;
+  }
 
   RunInfo info = run_info(a.quick, a.stat);
   info.mpi_calls = opt.use_mpi_symbols ? "MPI_Pack/MPI_Unpack" : "PMPI_Pack/PMPI_Unpack";
@@ -142,6 +151,12 @@ int bench_pack(const BenchPackArgs &a) {
     results.push_back(run_case(selected[i], params, opt));
   }
   progress.finish();
+  if (a.icount > 0) {  // the counts are in callgrind's dumps
+    for (const CaseResult &r : results)
+      if (!r.mismatches.empty() || !r.error.empty())
+        fmt::print(stderr, "loom bench pack: {} failed verification\n", r.name);
+    return 0;
+  }
 
   info.load_end = read_load_average();
 
@@ -288,6 +303,11 @@ int main(int argc, char **argv) {
                  "smoke test: reduced sizes, verification and two rounds");
   pack->add_flag("--list", pa.list, "list the cases and exit");
   pack->add_flag("--plans", pa.plans, "print every case's Loom plan");
+  pack->add_option("--icount", pa.icount,
+                   "under callgrind: instead of timing, run each operation N times "
+                   "with collection on and dump its instruction count "
+                   "(scripts/icount.py runs this and prints the table)")
+      ->check(loom_cli::positive());
   add_progress_options(pack, pa.progress);
 
   loom_bench::CommBenchArgs p2a;

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <valgrind/callgrind.h>
 
 namespace loom_bench {
 
@@ -250,6 +251,26 @@ CaseResult run_case(const CaseDef &def, const CaseParams &params,
   std::vector<Op *> ops;
   for (auto &o : pack) ops.push_back(&o);
   for (auto &o : unpack) ops.push_back(&o);
+
+  if (opt.icount > 0) {  // instruction counts instead of times
+    for (int dir = 0; dir < 2; ++dir)
+      for (int i = 0; i < (dir == 0 ? kContenders : kContenders - 1); ++i) {
+        Op &o = dir == 0 ? pack[i] : unpack[i];
+        if (!o.enabled) continue;
+        o.fn();  // warm: page faults and lazy set-up are not the kernel's
+        CALLGRIND_ZERO_STATS;
+        CALLGRIND_TOGGLE_COLLECT;
+        for (int k = 0; k < opt.icount; ++k) o.fn();
+        CALLGRIND_TOGGLE_COLLECT;
+        // icount.py reads the case, direction, contender, operations and
+        // packed bytes back from the dump's description.
+        const std::string label = fmt::format("loom-icount|{}|{}|{}|{}|{}", r.name,
+                                              dir == 0 ? "pack" : "unpack",
+                                              contender_name(i), opt.icount, n);
+        CALLGRIND_DUMP_STATS_AT(label.c_str());
+      }
+    return r;
+  }
 
   // Warm up (page faults, caches, lazy initialization), then calibrate how
   // many operations one sample repeats so that a sample is long enough to

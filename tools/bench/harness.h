@@ -54,6 +54,9 @@ struct TimingOptions {
   bool use_mpi_symbols = false;
   // Report medians (default) or the fastest sample of each contender.
   bool use_min = false;
+  // Instead of timing: run each verified operation this many times with
+  // callgrind collecting, one dump per operation (scripts/icount.py).
+  int icount = 0;
 };
 
 struct OpResult {
