@@ -455,6 +455,11 @@ void select_kernels_for_target(Node &n) {
         (b == 4 ? pick_dense<uint32_t> : pick_dense<uint64_t>)(n.stride / b, &n.pack, &n.unpack);
         return;
       }
+      // A small leaf repeated: one register moves several instances.
+      if ((c->kind == Kind::Block || c->kind == Kind::IdxV ||
+           ((c->kind == Kind::Idx || c->kind == Kind::Vec) && c->child->kind == Kind::Block)) &&
+          pick_permute(n))
+        return;
       if (c->kind == Kind::Block) return BySize<VecBlk>::pick(c->count, &n.pack, &n.unpack);
       // Rows long enough for the vectorised row kernel go through it.
       if (c->kind == Kind::Vec && c->child->kind == Kind::Block &&
@@ -465,8 +470,6 @@ void select_kernels_for_target(Node &n) {
       if (c->kind == Kind::Vec && c->child->kind == Kind::Vec &&
           c->child->child->kind == Kind::Block && !small_stride(*c->child))
         return BySize<Vec3Blk>::pick(c->child->child->count, &n.pack, &n.unpack);
-      if ((c->kind == Kind::Idx && c->child->kind == Kind::Block) || c->kind == Kind::IdxV)
-        if (pick_permute(n)) return;
       if (c->kind == Kind::Idx && c->child->kind == Kind::Block) {
         if (pick_vec_idx_small(n, &n.pack, &n.unpack)) return;
         return BySize<VecIdxBlk>::pick(c->child->count, &n.pack, &n.unpack);

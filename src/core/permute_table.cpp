@@ -15,10 +15,14 @@ struct Run {
 };
 
 // One instance's runs in typemap order; empty for children that are not a
-// small leaf.
+// small leaf (a block, a vector of blocks, an index block, mixed runs).
 std::vector<Run> leaf_runs(const Node &c) {
   std::vector<Run> r;
-  if (c.kind == Kind::Idx && c.child->kind == Kind::Block) {
+  if (c.kind == Kind::Block) {
+    r.push_back({0, c.count});
+  } else if (c.kind == Kind::Vec && c.child->kind == Kind::Block && c.count <= 64) {
+    for (int64_t i = 0; i < c.count; i++) r.push_back({i * c.stride, c.child->count});
+  } else if (c.kind == Kind::Idx && c.child->kind == Kind::Block) {
     for (int64_t d : c.disp) r.push_back({d, c.child->count});
   } else if (c.kind == Kind::IdxV) {
     for (size_t i = 0; i < c.disp.size(); i++) r.push_back({c.disp[i], c.lens[i]});
@@ -51,7 +55,8 @@ std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int widt
     if (window_of(k, &s) > width || (k > 1 && st % lane != 0)) break;
     m = k, start = s;
   }
-  if (m == 0 || m * P < kMinStreamBytes) return nullptr;
+  // It pays where one register replaces several moves.
+  if (m == 0 || m * P < kMinStreamBytes || m * (int64_t)runs.size() < 2) return nullptr;
   for (const Run &r : runs)
     if ((r.off - start) % lane != 0 || r.len % lane != 0) return nullptr;
 
