@@ -292,25 +292,20 @@ char *k_idx_any(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 #undef LOOM_HAVE_PERMUTE  // per target: this file is compiled once for each
 #if HWY_TARGET == HWY_AVX3_DL
 #define LOOM_HAVE_PERMUTE 1
-// VBMI's byte permute: any pattern whose window fits 64 bytes.
-template <bool Pack>
-char *k_vec_permute(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
-  const PermuteTable &t = *n.permute;
-  const int64_t m = t.per_vector, st = n.stride, sb = t.stream_bytes;
+// VBMI's byte permute: any pattern whose window fits 64 bytes.  `steps`
+// registers, the user side's window at user(k) for step k.
+template <bool Pack, class User>
+inline char *permute_steps(const PermuteTable &t, char *s, int64_t steps, User user) {
   const __m512i idx = _mm512_load_si512(Pack ? t.pack8 : t.unpack8);
   const __mmask64 um = t.user_lanes, sm = t.stream_lanes;
-  char *p = base + i0 * st;
-  int64_t i = i0;
-  for (; i1 - i >= m; i += m, p += m * st, s += sb) {
+  for (int64_t k = 0; k < steps; k++, s += t.stream_bytes) {
+    char *u = user(k);
     if (Pack) {
-      const __m512i v = _mm512_maskz_loadu_epi8(um, p + t.window);
-      _mm512_mask_storeu_epi8(s, sm, _mm512_permutexvar_epi8(idx, v));
+      _mm512_mask_storeu_epi8(s, sm, _mm512_permutexvar_epi8(idx, _mm512_maskz_loadu_epi8(um, u)));
     } else {
-      const __m512i v = _mm512_maskz_loadu_epi8(sm, s);
-      _mm512_mask_storeu_epi8(p + t.window, um, _mm512_permutexvar_epi8(idx, v));
+      _mm512_mask_storeu_epi8(u, um, _mm512_permutexvar_epi8(idx, _mm512_maskz_loadu_epi8(sm, s)));
     }
   }
-  for (; i < i1; i++, p += st) s = whole<Pack>(*n.child, p, s);
   return s;
 }
 constexpr int kPermuteWidth = 64, kPermuteLane = 1;
@@ -318,37 +313,60 @@ constexpr int kPermuteWidth = 64, kPermuteLane = 1;
 #define LOOM_HAVE_PERMUTE 1
 // 32-bit lanes (vpermd; masked moves exact per lane): patterns of 4-byte
 // multiples in a 64- or 32-byte window.
-template <bool Pack>
-char *k_vec_permute(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+template <bool Pack, class User>
+inline char *permute_steps(const PermuteTable &t, char *s, int64_t steps, User user) {
   namespace hn = hwy::HWY_NAMESPACE;
   const hn::ScalableTag<int32_t> d;
-  const PermuteTable &t = *n.permute;
-  const int64_t m = t.per_vector, st = n.stride, sb = t.stream_bytes;
   const auto idx = hn::SetTableIndices(d, Pack ? t.pack32 : t.unpack32);
   uint8_t ub[8], sbits[8];
   std::memcpy(ub, &t.user_lanes, 8);  // little-endian: lane i is bit i
   std::memcpy(sbits, &t.stream_lanes, 8);
   const auto um = hn::LoadMaskBits(d, ub), sm = hn::LoadMaskBits(d, sbits);
-  char *p = base + i0 * st;
-  int64_t i = i0;
-  for (; i1 - i >= m; i += m, p += m * st, s += sb) {
-    int32_t *u = reinterpret_cast<int32_t *>(p + t.window), *q = reinterpret_cast<int32_t *>(s);
+  for (int64_t k = 0; k < steps; k++, s += t.stream_bytes) {
+    int32_t *u = reinterpret_cast<int32_t *>(user(k)), *q = reinterpret_cast<int32_t *>(s);
     if (Pack) hn::BlendedStore(hn::TableLookupLanes(hn::MaskedLoad(um, d, u), idx), sm, d, q);
     else hn::BlendedStore(hn::TableLookupLanes(hn::MaskedLoad(sm, d, q), idx), um, d, u);
   }
-  for (; i < i1; i++, p += st) s = whole<Pack>(*n.child, p, s);
   return s;
 }
 constexpr int kPermuteWidth = HWY_TARGET == HWY_AVX3 ? 64 : 32, kPermuteLane = 4;
 #endif
 
-// A Vec over a small leaf whose pattern fits this target's register (none
-// on the baseline: SSE2 has no variable lane permute).
+#ifdef LOOM_HAVE_PERMUTE
+// A strided loop: per_vector consecutive instances per register; the
+// instances left at the end of the range take the child's own kernel.
+template <bool Pack>
+char *k_vec_permute(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  const PermuteTable &t = *n.permute;
+  const int64_t m = t.per_vector, st = n.stride, steps = (i1 - i0) / m;
+  char *p = base + i0 * st;
+  s = permute_steps<Pack>(t, s, steps, [&](int64_t k) { return p + k * m * st + t.window; });
+  p += steps * m * st;
+  for (int64_t i = i0 + steps * m; i < i1; i++, p += st) s = whole<Pack>(*n.child, p, s);
+  return s;
+}
+
+// An index loop: one instance per register, at its displacement.
+template <bool Pack>
+char *k_idx_permute(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  const PermuteTable &t = *n.permute;
+  const int64_t *d = n.disp.data() + i0;
+  return permute_steps<Pack>(t, s, i1 - i0, [&](int64_t k) { return base + d[k] + t.window; });
+}
+#endif
+
+// A Vec or an Idx over a small leaf whose pattern fits this target's
+// register (none on the baseline: SSE2 has no variable lane permute).
 bool pick_permute([[maybe_unused]] Node &n) {
 #ifdef LOOM_HAVE_PERMUTE
+  const Node &c = *n.child;
+  if (!(c.kind == Kind::Block || c.kind == Kind::IdxV ||
+        ((c.kind == Kind::Idx || c.kind == Kind::Vec) && c.child->kind == Kind::Block)))
+    return false;
   n.permute = make_permute_table(n, kPermuteWidth, kPermuteLane);
   if (!n.permute) return false;
-  n.pack = k_vec_permute<true>, n.unpack = k_vec_permute<false>;
+  if (n.kind == Kind::Vec) n.pack = k_vec_permute<true>, n.unpack = k_vec_permute<false>;
+  else n.pack = k_idx_permute<true>, n.unpack = k_idx_permute<false>;
   return true;
 #else
   return false;
@@ -455,11 +473,7 @@ void select_kernels_for_target(Node &n) {
         (b == 4 ? pick_dense<uint32_t> : pick_dense<uint64_t>)(n.stride / b, &n.pack, &n.unpack);
         return;
       }
-      // A small leaf repeated: one register moves several instances.
-      if ((c->kind == Kind::Block || c->kind == Kind::IdxV ||
-           ((c->kind == Kind::Idx || c->kind == Kind::Vec) && c->child->kind == Kind::Block)) &&
-          pick_permute(n))
-        return;
+      if (pick_permute(n)) return;  // a small leaf repeated
       if (c->kind == Kind::Block) return BySize<VecBlk>::pick(c->count, &n.pack, &n.unpack);
       // Rows long enough for the vectorised row kernel go through it.
       if (c->kind == Kind::Vec && c->child->kind == Kind::Block &&
@@ -478,6 +492,7 @@ void select_kernels_for_target(Node &n) {
       return;
     case Kind::Idx:
       if (c->kind == Kind::Block) return BySize<IdxBlk>::pick(c->count, &n.pack, &n.unpack);
+      if (pick_permute(n)) return;
       n.pack = k_idx_any<true>, n.unpack = k_idx_any<false>;
       return;
     case Kind::IdxV:

@@ -50,7 +50,9 @@ std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int widt
     return hi + std::max<int64_t>(0, shift) - *start;
   };
   int64_t m = 0, start = 0;
-  for (int64_t k = 1; k <= vec.count && k * P <= width; k++) {
+  // An index loop's instances are one per register (displacements vary).
+  const int64_t most = vec.kind == Kind::Vec ? vec.count : 1;
+  for (int64_t k = 1; k <= most && k * P <= width; k++) {
     int64_t s;
     if (window_of(k, &s) > width || (k > 1 && st % lane != 0)) break;
     m = k, start = s;

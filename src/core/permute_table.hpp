@@ -1,8 +1,8 @@
-// Small repeating patterns moved in one vector register: a strided loop
-// over a child whose bytes fit a register (an index block of a few
-// elements, runs of a few lengths) is packed by loading the child's
-// window, permuting its lanes into stream order and storing them, and
-// unpacked by the inverse permute.  The table is fixed when the plan node
+// Small repeating patterns moved in one vector register: a strided or an
+// index loop over a child whose bytes fit a register (a short block, a few
+// short blocks, an index block of a few elements, runs of a few lengths) is
+// packed by loading the child's window, permuting its lanes into stream
+// order and storing them, and unpacked by the inverse permute.  The table is fixed when the plan node
 // is built; the kernels that use it are per instruction set
 // (permute-inl.h).
 //
@@ -36,10 +36,10 @@ struct PermuteTable {
   int lane;               // bytes per lane: 1 or 4
 };
 
-/// The table for the strided node `vec` (a Vec whose child is a small
-/// leaf: Idx of a Block, or IdxV) on a register of `width` bytes with
-/// lanes of `lane` bytes; nullptr where the pattern does not fit or would
-/// not pay.
+/// The table for `vec`, a Vec (consecutive instances per register) or an
+/// Idx (one per register) whose child is a small leaf (a Block, a Vec or
+/// Idx of a Block, or IdxV), on a register of `width` bytes with lanes of
+/// `lane` bytes; nullptr where the pattern does not fit or would not pay.
 std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int width, int lane);
 
 }  // namespace loom

@@ -9,6 +9,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "differential.hpp"
@@ -94,8 +95,9 @@ TEST(Isa, EverySetGivesTheReferenceBytes) {
 // three elements, a short vector of short blocks, or one block, resized to an extent of at least the window (exactly
 // it, a few elements more, or up to 300 more), repeated `count` times: the
 // layouts the permute kernels take (permute_table.hpp), and some just too
-// wide for them.
-TypeSpecPtr small_pattern(std::mt19937_64 &rng) {
+// wide for them; sometimes placed at scattered slots instead of repeated.
+// Returns the type and the most instances a trial should move of it.
+std::pair<TypeSpecPtr, int64_t> small_pattern(std::mt19937_64 &rng) {
   auto uni = [&](int64_t lo, int64_t hi) {
     return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
   };
@@ -134,7 +136,16 @@ TypeSpecPtr small_pattern(std::mt19937_64 &rng) {
   }
   const int64_t pick = uni(0, 3);
   const int64_t extent = end + size * (pick == 0 ? 0 : pick == 1 ? uni(1, 8) : uni(0, 300));
-  return resized(leaf, 0, extent);
+  TypeSpecPtr unit = resized(leaf, 0, extent);
+  if (uni(0, 3) != 0) return {unit, 400};
+  // Or the pattern at scattered slots (an index loop over it: particle
+  // subsets of small structs), in any order, never overlapping.
+  const int64_t slots2 = uni(2, 32);
+  std::vector<int64_t> at(slots2);
+  for (int64_t i = 0; i < slots2; ++i) at[i] = i * extent;
+  std::shuffle(at.begin(), at.end(), rng);
+  at.resize((size_t)uni(2, slots2));
+  return {hindexed_block(1, at, unit), 24};
 }
 
 TEST(Isa, SmallRepeatingPatternsOnEverySet) {
@@ -150,8 +161,8 @@ TEST(Isa, SmallRepeatingPatternsOnEverySet) {
     std::mt19937_64 rng(seed);
     int failures = 0;
     for (int i = 0; i < n && failures < 3; ++i) {
-      TypeSpecPtr spec = small_pattern(rng);
-      const int64_t count = std::uniform_int_distribution<int64_t>(1, 400)(rng);
+      const auto [spec, most] = small_pattern(rng);
+      const int64_t count = std::uniform_int_distribution<int64_t>(1, most)(rng);
       TrialResult r = run_trial(seed + static_cast<uint64_t>(i), spec, count);
       if (!r.error.empty()) {
         ADD_FAILURE() << name << ": pattern " << i << " of seed " << seed << ", count "
