@@ -296,7 +296,7 @@ char *k_idx_any(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 // registers, the user side's window at user(k) for step k.
 template <bool Pack, class User>
 inline char *permute_steps(const PermuteTable &t, char *s, int64_t steps, User user) {
-  const __m512i idx = _mm512_load_si512(Pack ? t.pack8 : t.unpack8);
+  const __m512i idx = _mm512_loadu_si512(Pack ? t.pack8 : t.unpack8);
   const __mmask64 um = t.user_lanes, sm = t.stream_lanes;
   for (int64_t k = 0; k < steps; k++, s += t.stream_bytes) {
     char *u = user(k);
