@@ -290,31 +290,13 @@ char *k_idx_any(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 // permute and one masked store; instances left over at the end of the
 // range take the child's own kernel.
 #undef LOOM_HAVE_PERMUTE  // per target: this file is compiled once for each
-#if HWY_TARGET == HWY_AVX3_DL
-#define LOOM_HAVE_PERMUTE 1
-// VBMI's byte permute: any pattern whose window fits 64 bytes.  `steps`
-// registers, the user side's window at user(k) for step k.
-template <bool Pack, class User>
-inline char *permute_steps(const PermuteTable &t, char *s, int64_t steps, User user) {
-  const __m512i idx = _mm512_loadu_si512(Pack ? t.pack8 : t.unpack8);
-  const __mmask64 um = t.user_lanes, sm = t.stream_lanes;
-  for (int64_t k = 0; k < steps; k++, s += t.stream_bytes) {
-    char *u = user(k);
-    if (Pack) {
-      _mm512_mask_storeu_epi8(s, sm, _mm512_permutexvar_epi8(idx, _mm512_maskz_loadu_epi8(um, u)));
-    } else {
-      _mm512_mask_storeu_epi8(u, um, _mm512_permutexvar_epi8(idx, _mm512_maskz_loadu_epi8(sm, s)));
-    }
-  }
-  return s;
-}
-constexpr int kPermuteWidth = 64, kPermuteLane = 1;
-#elif HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX2
+#if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX2
 #define LOOM_HAVE_PERMUTE 1
 // 32-bit lanes (vpermd; masked moves exact per lane): patterns of 4-byte
-// multiples in a 64- or 32-byte window.
+// multiples in a 64-byte (AVX-512) or 32-byte (AVX2) window.  `steps`
+// registers, the user side's window at user(k) for step k.
 template <bool Pack, class User>
-inline char *permute_steps(const PermuteTable &t, char *s, int64_t steps, User user) {
+inline char *permute_words(const PermuteTable &t, char *s, int64_t steps, User user) {
   namespace hn = hwy::HWY_NAMESPACE;
   const hn::ScalableTag<int32_t> d;
   const auto idx = hn::SetTableIndices(d, Pack ? t.pack32 : t.unpack32);
@@ -329,7 +311,37 @@ inline char *permute_steps(const PermuteTable &t, char *s, int64_t steps, User u
   }
   return s;
 }
-constexpr int kPermuteWidth = HWY_TARGET == HWY_AVX3 ? 64 : 32, kPermuteLane = 4;
+constexpr int kPermuteWidth = HWY_TARGET == HWY_AVX2 ? 32 : 64;
+#endif
+
+#if HWY_TARGET == HWY_AVX3_DL
+// VBMI's byte permute: any pattern whose window fits 64 bytes (word
+// patterns take permute_words: masked stores of words measured faster
+// than of bytes).
+template <bool Pack, class User>
+inline char *permute_bytes(const PermuteTable &t, char *s, int64_t steps, User user) {
+  const __m512i idx = _mm512_loadu_si512(Pack ? t.pack8 : t.unpack8);
+  const __mmask64 um = t.user_lanes, sm = t.stream_lanes;
+  for (int64_t k = 0; k < steps; k++, s += t.stream_bytes) {
+    char *u = user(k);
+    if (Pack) {
+      _mm512_mask_storeu_epi8(s, sm, _mm512_permutexvar_epi8(idx, _mm512_maskz_loadu_epi8(um, u)));
+    } else {
+      _mm512_mask_storeu_epi8(u, um, _mm512_permutexvar_epi8(idx, _mm512_maskz_loadu_epi8(sm, s)));
+    }
+  }
+  return s;
+}
+#endif
+
+#ifdef LOOM_HAVE_PERMUTE
+template <bool Pack, class User>
+inline char *permute_steps(const PermuteTable &t, char *s, int64_t steps, User user) {
+#if HWY_TARGET == HWY_AVX3_DL
+  if (t.lane == 1) return permute_bytes<Pack>(t, s, steps, user);
+#endif
+  return permute_words<Pack>(t, s, steps, user);
+}
 #endif
 
 #ifdef LOOM_HAVE_PERMUTE
@@ -357,13 +369,33 @@ char *k_idx_permute(const Node &n, char *base, char *s, int64_t i0, int64_t i1) 
 
 // A Vec or an Idx over a small leaf whose pattern fits this target's
 // register (none on the baseline: SSE2 has no variable lane permute).
+//
+// Measured against the scalar kernels on this target (in cache and from
+// memory, pack and unpack): the permute wins 1.2x to 9x where those move
+// one short element at a time (blocks of 1, 2, 3, 6 bytes; mixed runs; a
+// few short blocks per instance) and loses up to 0.6x (unpack: masked
+// stores) where they move whole 4- and 8-byte elements with fixed offsets
+// (a strided 8-byte block; 4 doubles of every 8, one instance per
+// register), while 4 floats of every 8, two instances per register, gain.
+// So it leaves one-instance word patterns and strided words to them.
 bool pick_permute([[maybe_unused]] Node &n) {
 #ifdef LOOM_HAVE_PERMUTE
   const Node &c = *n.child;
-  if (!(c.kind == Kind::Block || c.kind == Kind::IdxV ||
-        ((c.kind == Kind::Idx || c.kind == Kind::Vec) && c.child->kind == Kind::Block)))
+  // Words with offsets in registers (pick_vec_idx_small) take the permute
+  // only where a register holds several instances.
+  bool words_in_registers = false;
+  if (c.kind == Kind::Block) {
+    if (c.count % 4 == 0) return false;  // row kernels: whole words
+  } else if (c.kind == Kind::Idx && c.child->kind == Kind::Block) {
+    words_in_registers = c.child->count % 4 == 0 && c.count <= 8;
+  } else if (!(c.kind == Kind::IdxV || (c.kind == Kind::Vec && c.child->kind == Kind::Block))) {
     return false;
-  n.permute = make_permute_table(n, kPermuteWidth, kPermuteLane);
+  }
+  n.permute = make_permute_table(n, kPermuteWidth, 4);
+#if HWY_TARGET == HWY_AVX3_DL
+  if (!n.permute) n.permute = make_permute_table(n, kPermuteWidth, 1);
+#endif
+  if (n.permute && words_in_registers && n.permute->per_vector < 2) n.permute = nullptr;
   if (!n.permute) return false;
   if (n.kind == Kind::Vec) n.pack = k_vec_permute<true>, n.unpack = k_vec_permute<false>;
   else n.pack = k_idx_permute<true>, n.unpack = k_idx_permute<false>;
@@ -471,6 +503,10 @@ void select_kernels_for_target(Node &n) {
       if (small_stride(n)) {
         const int64_t b = c->count;
         (b == 4 ? pick_dense<uint32_t> : pick_dense<uint64_t>)(n.stride / b, &n.pack, &n.unpack);
+        // Scattering 8-byte elements, the vectoriser's shuffles and
+        // extracts (AVX2, AVX-512) lost to plain moves: 0.55-0.8x in cache,
+        // 0.75-0.85x from memory at 3 and 4 slots apart.
+        if (b == 8) n.unpack = k_vec_blk<false, 8>;
         return;
       }
       if (pick_permute(n)) return;  // a small leaf repeated
