@@ -342,9 +342,7 @@ inline char *permute_steps(const PermuteTable &t, char *s, int64_t steps, User u
 #endif
   return permute_words<Pack>(t, s, steps, user);
 }
-#endif
 
-#ifdef LOOM_HAVE_PERMUTE
 // A strided loop: per_vector consecutive instances per register; the
 // instances left at the end of the range take the child's own kernel.
 template <bool Pack>
@@ -388,8 +386,6 @@ bool pick_permute([[maybe_unused]] Node &n) {
     if (c.count % 4 == 0) return false;  // row kernels: whole words
   } else if (c.kind == Kind::Idx && c.child->kind == Kind::Block) {
     words_in_registers = c.child->count % 4 == 0 && c.count <= 8;
-  } else if (!(c.kind == Kind::IdxV || (c.kind == Kind::Vec && c.child->kind == Kind::Block))) {
-    return false;
   }
   n.permute = make_permute_table(n, kPermuteWidth, 4);
 #if HWY_TARGET == HWY_AVX3_DL

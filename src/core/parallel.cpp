@@ -25,6 +25,7 @@ namespace {
 // measured with `loom bench pack --threads` (docs/benchmarks.md).
 constexpr size_t kBytesPerRunner = size_t(1) << 20;
 constexpr int kMaxRunners = 256;
+
 // How many runners a range gets: the caller's count or the size's, at most
 // one per chunk.
 int runners(int threads, int64_t total, size_t offset, size_t len) {

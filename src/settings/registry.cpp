@@ -14,17 +14,13 @@ constexpr int64_t M = int64_t(1) << 20;
 constexpr int64_t G = int64_t(1) << 30;
 constexpr int64_t T = int64_t(1) << 40;
 
-// LOOM_SCHEME's names: auto, then every scheme (src/xfer/scheme_id.hpp).
-std::vector<std::string> scheme_choices() {
+// A choice setting's names: auto, then `names` (LOOM_SCHEME: every scheme,
+// src/xfer/scheme_id.hpp; LOOM_ISA: every instruction set,
+// src/core/isa_names.hpp).
+template <size_t N>
+std::vector<std::string> auto_then(const char *const (&names)[N]) {
   std::vector<std::string> v{"auto"};
-  for (const char *name : xfer::kSchemeNames) v.push_back(name);
-  return v;
-}
-
-// LOOM_ISA's names: auto, then every instruction set (src/core/isa_names.hpp).
-std::vector<std::string> isa_choices() {
-  std::vector<std::string> v{"auto"};
-  for (const char *name : kIsaNames) v.push_back(name);
+  for (const char *name : names) v.push_back(name);
   return v;
 }
 
@@ -47,7 +43,7 @@ const std::vector<Spec> &registry() {
        "how the drop-in moves derived-datatype messages: auto (the profile's "
        "fastest, docs/tune.md) or one scheme, used wherever it can carry the "
        "message (elsewhere auto decides)",
-       nullptr, 1, scheme_choices()},
+       nullptr, 1, auto_then(xfer::kSchemeNames)},
       {Id::profile, "LOOM_PROFILE", Type::path, 0, 0, 0, 0,
        "the measured profile (`loom tune`) that scheme selection reads; unset: "
        "$XDG_CONFIG_HOME/loom/profile-FLAVOR.json, else "
@@ -144,7 +140,7 @@ const std::vector<Spec> &registry() {
        "instruction set of the pack and unpack kernels: auto (the widest "
        "this CPU runs) or a narrower one for comparisons; a set the CPU "
        "cannot run means auto (`loom info` shows the one in effect)",
-       nullptr, 1, isa_choices()},
+       nullptr, 1, auto_then(kIsaNames)},
   };
   return *specs;
 }
