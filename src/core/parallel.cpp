@@ -92,10 +92,11 @@ loom_status timed(const Choice &c, F f) {
   const double ns =
       (double)std::chrono::duration_cast<std::chrono::nanoseconds>(
           std::chrono::steady_clock::now() - t0).count();
-  if (s != LOOM_OK) return s;
+  // A failed trial (out of memory) counts as the slowest, so that the
+  // verdict still comes: without it every later call would wait for it.
   loom::CheckpointSet::AutoChoice &a = *c.trial;
-  a.fs_per_byte[c.trial_index].store((uint64_t)(ns * 1e6 / (double)c.len),
-                                     std::memory_order_relaxed);
+  a.fs_per_byte[c.trial_index].store(
+      s == LOOM_OK ? (uint64_t)(ns * 1e6 / (double)c.len) : UINT64_MAX, std::memory_order_relaxed);
   if (a.finished.fetch_add(1, std::memory_order_acq_rel) + 1 == a.kTrials) {
     uint64_t side[2][a.kTrials / 2];  // [0] several, [1] one
     for (uint32_t i = 0; i < a.kTrials; ++i)
