@@ -347,7 +347,8 @@ int send(IsendFn sys, const void *buf, int count, MPI_Datatype dt, int dest,
   // Streamed: the slot is progress()'s once packed (it may even be reused
   // before this returns); otherwise this call finishes it.
   const bool streamed = g_recs[i].packed.data != nullptr;
-  if (streamed) stream_pack((uint32_t)i, true);  // overlaps the pull
+  if (streamed)  // overlaps the pull
+    timed_pack(dt, g_recs[i].side.bytes, [&] { stream_pack((uint32_t)i, true); });
   rc = PMPI_Wait(&r, MPI_STATUS_IGNORE);
   if (!streamed) finish((uint32_t)i, (double)config().bytes(Id::l2l_grace));
   return rc;
@@ -379,7 +380,7 @@ int isend(IsendFn init, const void *buf, int count, MPI_Datatype dt, int dest,
     release_slot((uint32_t)i);
     return rc;
   }
-  if (streamed) stream_pack((uint32_t)i, true);
+  if (streamed) timed_pack(dt, g_recs[i].side.bytes, [&] { stream_pack((uint32_t)i, true); });
   op_register(op, *req, true);
   return MPI_SUCCESS;
 }

@@ -35,6 +35,10 @@ struct Mirror {
   // primitive other than a long double (0 otherwise).
   int64_t mean_run = 0;
   int64_t elem_size = 0;
+  // The fastest this process has packed the layout, in seconds per packed
+  // byte (0: never timed).  Senders time their packs only when the
+  // profile can weigh them (scheme.hpp: record_pack).
+  mutable std::atomic<double> pack_per_byte{0};
   // What the system said about the handle when the mirror was built (size,
   // lb, extent, true lb, true extent): a re-commit that hears something else
   // found a handle freed behind Loom's back (PMPI_Type_free) and reused.

@@ -39,7 +39,7 @@ int send_staged(SendFn sys, l2l::IsendFn rdv, const void *buf, int count,
   announce(s, count, dt, dest, tag, comm);
   if (!s.type) return sys(buf, count, dt, dest, tag, comm);
   loom::xfer::Buffer b = staging_pool().acquire(s.bytes);
-  if (!b.data || pack_side(s, b.data) != MPI_SUCCESS) {
+  if (!b.data || timed_pack(dt, s.bytes, [&] { return pack_side(s, b.data); }) != MPI_SUCCESS) {
     // Out of memory (or a plan Loom cannot run): the system's own path.
     note("send of %zu bytes: no staging, system datatype path", s.bytes);
     staging_pool().release(b);
@@ -93,7 +93,8 @@ int isend_staged(IsendFn sys, bool persistent, const void *buf, int count,
   }
   if (persistent) {
     op_add_pack(op, 0, s);  // at every MPI_Start
-  } else if (pack_side(s, op->staging.data) != MPI_SUCCESS) {
+  } else if (timed_pack(dt, s.bytes, [&] { return pack_side(s, op->staging.data); }) !=
+             MPI_SUCCESS) {
     op_discard(op);
     return sys(buf, count, dt, dest, tag, comm, req);
   }

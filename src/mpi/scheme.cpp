@@ -7,6 +7,8 @@
 
 #include <unistd.h>
 
+#include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <memory>
@@ -160,8 +162,10 @@ bool first_use(const Mirror &m) {
   return seen->insert(&m).second;
 }
 
-// What a decision depends on besides the profile and the settings.
-using Key = std::tuple<int64_t, int, bool, bool, bool>;  // run, class, system, peer, first
+// What a decision depends on besides the profile and the settings: mean
+// run, size class, system path allowed, Loom peer, first use, and the
+// layout's measured pack speed in quarter octaves (INT_MIN: unknown).
+using Key = std::tuple<int64_t, int, bool, bool, bool, int>;
 
 // Says once per key which scheme was chosen and why (LOOM_VERBOSE).
 void note_once(const Key &k, const Features &f, const Choice &c) {
@@ -208,15 +212,20 @@ Scheme choose_scheme(const Mirror &m, size_t bytes, bool loom_peer) {
   f.system_allowed = m.elem_size > 0;
   f.loom_peer = loom_peer;
   f.first_use = loom_peer && first_use(m);
+  const double per_byte = m.pack_per_byte.load(std::memory_order_relaxed);
+  const int pack_cls = per_byte > 0 ? (int)std::floor(4 * std::log2(per_byte * 1e12)) : INT_MIN;
+  if (per_byte > 0) f.pack_seconds = per_byte * (double)bytes;
   const int cls = size_class(bytes);
-  const Key key{m.mean_run, cls, f.system_allowed, f.loom_peer, f.first_use};
+  const Key key{m.mean_run, cls, f.system_allowed, f.loom_peer, f.first_use, pack_cls};
   // The rules compare exact sizes; a profile decides per size class.
   CacheSlot *slot = nullptr;
   if (st.profile) {
     f.bytes = class_bytes(cls);
     thread_local CacheSlot cache[kCacheSlots];
-    slot = &cache[std::hash<int64_t>{}(m.mean_run * 131 + cls * 8 + f.system_allowed * 4 +
-                                       f.loom_peer * 2 + f.first_use) %
+    slot = &cache[std::hash<int64_t>{}((m.mean_run * 131 + cls * 8 + f.system_allowed * 4 +
+                                        f.loom_peer * 2 + f.first_use) *
+                                           31 +
+                                       pack_cls) %
                   kCacheSlots];
     if (slot->used && slot->key == key) return slot->scheme;
   }
@@ -224,6 +233,25 @@ Scheme choose_scheme(const Mirror &m, size_t bytes, bool loom_peer) {
   if (st.verbose) note_once(key, f, c);
   if (slot) *slot = CacheSlot{true, key, c.scheme};
   return c.scheme;
+}
+
+bool pack_times_wanted() {
+  static const bool v = state().profile && !state().profile->pack.empty();
+  return v;
+}
+
+void record_pack(const Mirror &m, size_t bytes, double seconds) {
+  if (bytes == 0 || !(seconds > 0)) return;
+  const double per_byte = seconds / (double)bytes;
+  double old = m.pack_per_byte.load(std::memory_order_relaxed);
+  while ((old == 0 || per_byte < old) &&
+         !m.pack_per_byte.compare_exchange_weak(old, per_byte, std::memory_order_relaxed)) {
+  }
+}
+
+double pack_clock() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 size_t l2l_contiguous_min() {

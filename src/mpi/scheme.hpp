@@ -27,6 +27,7 @@
 #include "select.hpp"
 
 #include <cstddef>
+#include <type_traits>
 
 namespace loom_mpi {
 
@@ -68,6 +69,34 @@ Scheme choose_scheme(const Mirror &m, size_t bytes, bool loom_peer);
 // place taken by pipelined (packing, its nearest Loom-to-Loom form).
 // LOOM_SCHEME forces it when it names one of those three.
 Scheme choose_pull(const Mirror &m, size_t bytes);
+
+// Whether senders should time their packs: the profile in use has a pack
+// table, so a layout that packs slower or faster than the profile's vector
+// of the same mean run moves the predictions (select.hpp: layout_passes).
+bool pack_times_wanted();
+// A pack of @p bytes of m's layout took @p seconds: the fastest per byte
+// is kept (the first pack of a buffer pays its cold caches and faults).
+void record_pack(const Mirror &m, size_t bytes, double seconds);
+// Seconds on a monotonic clock, for timing packs.
+double pack_clock();
+
+// Runs pack(), which packs @p bytes of a layout of type dt, and records its
+// time (record_pack) when pack_times_wanted() and it did not fail (an int
+// result other than MPI_SUCCESS).  Returns pack()'s result.
+template <class F>
+auto timed_pack(MPI_Datatype dt, size_t bytes, F &&pack) {
+  if (!pack_times_wanted()) return pack();
+  const double t0 = pack_clock();
+  if constexpr (std::is_void_v<decltype(pack())>) {
+    pack();
+    if (const Mirror *m = find(dt)) record_pack(*m, bytes, pack_clock() - t0);
+  } else {
+    auto r = pack();
+    if (r == MPI_SUCCESS)
+      if (const Mirror *m = find(dt)) record_pack(*m, bytes, pack_clock() - t0);
+    return r;
+  }
+}
 
 // The smallest contiguous message sent Loom-to-Loom (read in place): 16
 // times the rules' LOOM_L2L_MIN (below, the system's own copy is as good);

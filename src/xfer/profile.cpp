@@ -39,9 +39,8 @@ bool read_axis(const json &grid, const char *key, std::vector<double> *out, std:
 }
 
 // One scheme's rows (one per mean run, each one time per message size).
-bool read_cells(const json &rows, const Profile &p, const std::string &name,
+bool read_cells(const json &rows, const Profile &p, const std::string &where,
                 std::vector<double> *out, std::string *why) {
-  const std::string where = "schemes." + name;
   if (!rows.is_array() || rows.size() != p.runs.size()) {
     *why = where + " must hold one row per grid.mean_run (" + std::to_string(p.runs.size()) + ")";
     return false;
@@ -113,8 +112,10 @@ bool parse_json(const json &j, Profile *out, std::string *why) {
   for (auto it = schemes->begin(); it != schemes->end(); ++it) {
     std::optional<Scheme> s = parse_scheme(it.key());
     if (!s) return *why = "unknown scheme '" + it.key() + "'", false;
-    if (!read_cells(it.value(), p, it.key(), &p.cells[(size_t)*s], why)) return false;
+    if (!read_cells(it.value(), p, "schemes." + it.key(), &p.cells[(size_t)*s], why)) return false;
   }
+  auto pack = j.find("pack");
+  if (pack != j.end() && !read_cells(*pack, p, "pack", &p.pack, why)) return false;
   auto coll = j.find("coll_min");
   if (coll != j.end()) {
     if (!coll->is_number_unsigned()) return *why = "coll_min is not a byte count", false;
@@ -129,6 +130,10 @@ bool parse_json(const json &j, Profile *out, std::string *why) {
 double Profile::cell(Scheme s, size_t i, size_t j) const {
   const std::vector<double> &c = cells[(size_t)s];
   return c.empty() ? NAN : c[i * bytes.size() + j];
+}
+
+double Profile::pack_cell(size_t i, size_t j) const {
+  return pack.empty() ? NAN : pack[i * bytes.size() + j];
 }
 
 bool parse_profile(const std::string &text, Profile *out, std::string *why) {
@@ -151,21 +156,28 @@ bool load_profile(const std::string &path, Profile *out, std::string *why) {
   return true;
 }
 
+namespace {
+
+// A table of times over the grid as rows per mean run, null where NaN.
+json grid_rows(const Profile &p, const std::vector<double> &cells) {
+  json rows = json::array();
+  for (size_t i = 0; i < p.runs.size(); ++i) {
+    json row = json::array();
+    for (size_t j = 0; j < p.bytes.size(); ++j) {
+      double t = cells[i * p.bytes.size() + j];
+      row.push_back(std::isnan(t) ? json(nullptr) : json(t));
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+}  // namespace
+
 std::string profile_json(const Profile &p) {
   json schemes = json::object();
-  for (size_t s = 0; s < kSchemeCount; ++s) {
-    if (p.cells[s].empty()) continue;
-    json rows = json::array();
-    for (size_t i = 0; i < p.runs.size(); ++i) {
-      json row = json::array();
-      for (size_t j = 0; j < p.bytes.size(); ++j) {
-        double t = p.cells[s][i * p.bytes.size() + j];
-        row.push_back(std::isnan(t) ? json(nullptr) : json(t));
-      }
-      rows.push_back(row);
-    }
-    schemes[kSchemeNames[s]] = rows;
-  }
+  for (size_t s = 0; s < kSchemeCount; ++s)
+    if (!p.cells[s].empty()) schemes[kSchemeNames[s]] = grid_rows(p, p.cells[s]);
   json j = {
       {"schema", kProfileSchema},
       {"kind", "loom transfer profile"},
@@ -182,6 +194,7 @@ std::string profile_json(const Profile &p) {
       {"grid", {{"mean_run", p.runs}, {"bytes", p.bytes}}},
       {"schemes", schemes}};
   if (p.coll_min > 0) j["coll_min"] = p.coll_min;
+  if (!p.pack.empty()) j["pack"] = grid_rows(p, p.pack);
   return j.dump(1) + "\n";
 }
 

@@ -44,11 +44,19 @@ struct Profile {
   /// default for LOOM_L2L_COLL_MIN); 0: not measured.  Beyond the largest
   /// block measured when they never were.
   size_t coll_min = 0;
+  /// Seconds Loom's engine takes to pack one message of each grid cell's
+  /// vector on this machine, row-major like `cells` (NaN where not
+  /// measured); empty in profiles written before it was measured.  What a
+  /// layout's own packing costs beyond this moves the predictions
+  /// (select.hpp: layout_passes).
+  std::vector<double> pack;
 
   /// Whether scheme @p s has cells.
   bool has(Scheme s) const { return !cells[(size_t)s].empty(); }
   /// The time of scheme @p s at grid point (i, j); NaN when not measured.
   double cell(Scheme s, size_t i, size_t j) const;
+  /// The pack time of grid point (i, j); NaN when not measured.
+  double pack_cell(size_t i, size_t j) const;
 };
 
 /// Parses the JSON text of a profile into @p out.  On any defect (not JSON,

@@ -86,7 +86,7 @@ std::optional<Choice> by_profile(const Features &f, const Profile &p) {
   std::optional<Scheme> best, second;
   double t[kSchemeCount];
   for (size_t s = 0; s < kSchemeCount; ++s) {
-    t[s] = available((Scheme)s, f) ? predict(p, (Scheme)s, f.mean_run, (double)f.bytes) : NAN;
+    t[s] = available((Scheme)s, f) ? predict(p, (Scheme)s, f) : NAN;
     if (std::isnan(t[s])) continue;
     if (!best || t[s] < t[(size_t)*best]) {
       second = best;
@@ -116,8 +116,13 @@ bool available(Scheme s, const Features &f) {
   return f.loom_peer && !f.first_use;
 }
 
-double predict(const Profile &p, Scheme s, double mean_run, double bytes) {
-  if (!p.has(s) || !(mean_run > 0) || !(bytes > 0)) return NAN;
+namespace {
+
+// Log-log interpolation of @p value(i, j) over the grid around (mean_run,
+// bytes) (predict()'s rule); NaN when no cell around it has a value.
+template <class Value>
+double interpolate(const Profile &p, double mean_run, double bytes, Value value) {
+  if (!(mean_run > 0) || !(bytes > 0)) return NAN;
   size_t i, j;
   double wi, wj;
   locate(p.runs, mean_run, &i, &wi);
@@ -127,7 +132,7 @@ double predict(const Profile &p, Scheme s, double mean_run, double bytes) {
   for (size_t di = 0; di < 2; ++di) {
     for (size_t dj = 0; dj < 2; ++dj) {
       size_t ci = std::min(i + di, p.runs.size() - 1), cj = std::min(j + dj, p.bytes.size() - 1);
-      double t = p.cell(s, ci, cj);
+      double t = value(ci, cj);
       if (std::isnan(t)) continue;
       double w = (di ? wi : 1 - wi) * (dj ? wj : 1 - wj);
       sum += w * std::log(t);
@@ -140,6 +145,22 @@ double predict(const Profile &p, Scheme s, double mean_run, double bytes) {
   // Only cells of weight 0 measured (the point sits on a missing cell):
   // their plain mean.
   return weights > 1e-9 ? std::exp(sum / weights) : std::exp(plain / valid);
+}
+
+}  // namespace
+
+double predict(const Profile &p, Scheme s, double mean_run, double bytes) {
+  if (!p.has(s)) return NAN;
+  return interpolate(p, mean_run, bytes, [&](size_t i, size_t j) { return p.cell(s, i, j); });
+}
+
+double predict(const Profile &p, Scheme s, const Features &f) {
+  const double t = predict(p, s, f.mean_run, (double)f.bytes);
+  if (std::isnan(t) || !(f.pack_seconds > 0) || p.pack.empty()) return t;
+  const double grid_pack = interpolate(p, f.mean_run, (double)f.bytes,
+                                       [&](size_t i, size_t j) { return p.pack_cell(i, j); });
+  if (std::isnan(grid_pack)) return t;
+  return std::max(t + layout_passes(s) * (f.pack_seconds - grid_pack), 0.1 * t);
 }
 
 Choice select(const Features &f, const Profile *profile, const Rules &rules,

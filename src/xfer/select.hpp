@@ -5,6 +5,7 @@
 // has always used.  docs/tune.md describes it.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -24,7 +25,20 @@ struct Features {
   bool system_allowed = false;  ///< the system MPI's datatype path may carry it
   bool loom_peer = false;   ///< the Loom-to-Loom schemes are available with the peer
   bool first_use = false;   ///< the layout's first message: no prepared schemes
+  /// Seconds Loom's engine takes to pack this message's layout, as measured
+  /// on earlier messages of it; NaN when unknown.
+  double pack_seconds = NAN;
 };
+
+/// How many passes of packing or unpacking over the layout lie one after
+/// the other on a message's path with scheme @p s: staging packs the whole
+/// message, hands it over, then unpacks it (two); the other schemes pass
+/// over each layout once and overlap the two sides (the system's and the
+/// pipelined engines pack and unpack fragment by fragment; single copy and
+/// per block read straight from one layout into the other).  A layout that
+/// packs slower than the profile's vector of the same mean run and size
+/// costs each scheme that many times the difference (select.cpp).
+inline double layout_passes(Scheme s) { return s == Scheme::staged ? 2.0 : 1.0; }
 
 /// The rules used without a profile (the settings LOOM_SYSTEM_RUN,
 /// LOOM_SYSTEM_MIN, LOOM_SYSTEM_MAX): the system path for a mean run of at
@@ -63,6 +77,12 @@ bool available(Scheme s, const Features &f);
 /// clamped to the grid's edges.  NaN when the profile has no cell of @p s
 /// around the point.
 double predict(const Profile &p, Scheme s, double mean_run, double bytes);
+
+/// predict() for message @p f: where its layout's measured pack time and
+/// the profile's pack table are both known, corrected by layout_passes(s)
+/// times the difference between the two (never below a tenth of the grid's
+/// prediction); otherwise predict() alone.
+double predict(const Profile &p, Scheme s, const Features &f);
 
 /// The scheme for @p f: @p forced when given and available; else, with a
 /// profile (nullptr: none), the available scheme with the lowest

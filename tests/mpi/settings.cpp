@@ -1,13 +1,15 @@
 // The drop-in obeys its settings: a plain MPI program run as two ranks with
 // libloom-mpi.so preloaded and LOOM_* variables set by the test.
 //
-//   loom_mpi_settings <staged|system> <quiet|TEXT>
+//   loom_mpi_settings <PATHS> <quiet|TEXT>
 //
 // Rank 0 sends a strided vector (8-byte runs: Loom stages it when LOOM_P2P
-// is on) to rank 1.  This program's own PMPI_Send sits between the drop-in
-// and the system MPI (a PMPI tool, exported from the executable) and sees
-// what the drop-in hands the system: MPI_PACKED (`staged`) or the user's
-// datatype (`system`, LOOM_P2P=off).  The drop-in's stderr during the run is
+// is on) to rank 1, once per entry of PATHS (`staged` or `system`, joined
+// by commas: "staged,system" sends twice).  This program's own PMPI_Send
+// sits between the drop-in and the system MPI (a PMPI tool, exported from
+// the executable) and sees what the drop-in hands the system for each
+// message: MPI_PACKED (`staged`) or the user's datatype (`system`,
+// LOOM_P2P=off).  The drop-in's stderr during the run is
 // captured: `quiet` expects none at all, otherwise it must contain TEXT
 // ("{rank}" in TEXT stands for the rank).
 #include <dlfcn.h>
@@ -26,12 +28,26 @@ namespace {
 constexpr int kTag = 77;
 constexpr int kCount = 1000;  // doubles, every other one
 
-// What reached the system's PMPI_Send with kTag.
+// What reached the system's PMPI_Send with kTag, per call.
 struct SystemSend {
-  int calls = 0;
   MPI_Datatype type = MPI_DATATYPE_NULL;
   int count = 0;
-} g_seen;
+};
+std::vector<SystemSend> g_seen;
+
+// PATHS split at commas; empty when an entry is neither path.
+std::vector<bool> staged_paths(const std::string &paths) {
+  std::vector<bool> out;
+  for (size_t at = 0; at <= paths.size();) {
+    size_t end = paths.find(',', at);
+    if (end == std::string::npos) end = paths.size();
+    const std::string p = paths.substr(at, end - at);
+    if (p != "staged" && p != "system") return {};
+    out.push_back(p == "staged");
+    at = end + 1;
+  }
+  return out;
+}
 
 // Runs f with file descriptor 2 redirected to a temporary file; returns
 // what was written there.
@@ -63,20 +79,16 @@ extern "C" int PMPI_Send(const void *buf, int count, MPI_Datatype type, int dest
                          MPI_Comm comm) {
   using Fn = int (*)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
   static Fn system_send = (Fn)dlsym(RTLD_NEXT, "PMPI_Send");
-  if (tag == kTag) {
-    ++g_seen.calls;
-    g_seen.type = type;
-    g_seen.count = count;
-  }
+  if (tag == kTag) g_seen.push_back({type, count});
   return system_send(buf, count, type, dest, tag, comm);
 }
 
 int main(int argc, char **argv) {
-  if (argc != 3 || (std::string(argv[1]) != "staged" && std::string(argv[1]) != "system")) {
-    std::fprintf(stderr, "usage: %s <staged|system> <quiet|TEXT>\n", argv[0]);
+  const std::vector<bool> staged = argc == 3 ? staged_paths(argv[1]) : std::vector<bool>{};
+  if (staged.empty()) {
+    std::fprintf(stderr, "usage: %s <staged|system>[,<staged|system>...] <quiet|TEXT>\n", argv[0]);
     return 2;
   }
-  const bool staged = std::string(argv[1]) == "staged";
   const std::string expect = argv[2];
   int rank = -1, size = 0;
   MPI_Datatype strided = MPI_DATATYPE_NULL;
@@ -89,25 +101,29 @@ int main(int argc, char **argv) {
     MPI_Type_commit(&strided);
     if (size != 2) return;
     for (int i = 0; i < 2 * kCount; ++i) data[i] = rank == 0 ? i + 0.5 : -1;
-    if (rank == 0)
-      MPI_Send(data.data(), 1, strided, 1, kTag, MPI_COMM_WORLD);
-    else
-      MPI_Recv(data.data(), 1, strided, 0, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    for (size_t k = 0; k < staged.size(); ++k)
+      if (rank == 0)
+        MPI_Send(data.data(), 1, strided, 1, kTag, MPI_COMM_WORLD);
+      else
+        MPI_Recv(data.data(), 1, strided, 0, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   });
   std::fputs(err.c_str(), stderr);  // for the test log
   if (size != 2) failf("needs 2 ranks, got %d", size);
   if (!dropin_active()) failf("rank %d: MPI_Pack resolves to %s", rank, provider("MPI_Pack").c_str());
 
   if (rank == 0) {
-    EXPECT_MSG(g_seen.calls == 1, "the system's PMPI_Send was called %d times", g_seen.calls);
-    if (staged)
-      EXPECT_MSG(g_seen.type == MPI_PACKED && g_seen.count == kCount * 8,
-                 "expected one MPI_PACKED message of %d bytes (Loom stages), got count %d of "
-                 "another type", kCount * 8, g_seen.count);
-    else
-      EXPECT_MSG(g_seen.type == strided && g_seen.count == 1,
-                 "expected the user's datatype (the system path), got count %d of %s", g_seen.count,
-                 g_seen.type == MPI_PACKED ? "MPI_PACKED" : "another type");
+    EXPECT_MSG(g_seen.size() == staged.size(), "the system's PMPI_Send was called %zu times",
+               g_seen.size());
+    for (size_t k = 0; k < staged.size() && k < g_seen.size(); ++k)
+      if (staged[k])
+        EXPECT_MSG(g_seen[k].type == MPI_PACKED && g_seen[k].count == kCount * 8,
+                   "message %zu: expected MPI_PACKED, %d bytes (Loom stages), got count %d of "
+                   "another type", k + 1, kCount * 8, g_seen[k].count);
+      else
+        EXPECT_MSG(g_seen[k].type == strided && g_seen[k].count == 1,
+                   "message %zu: expected the user's datatype (the system path), got count %d "
+                   "of %s", k + 1, g_seen[k].count,
+                   g_seen[k].type == MPI_PACKED ? "MPI_PACKED" : "another type");
   } else if (rank == 1) {
     for (int i = 0; i < 2 * kCount; ++i) {
       double want = i % 2 == 0 ? i + 0.5 : -1;

@@ -87,6 +87,38 @@ TEST(Predict, MissingCellsAreLeftOut) {
   EXPECT_TRUE(std::isnan(predict(p, Scheme::staged, 0, 4096)));    // no runs
 }
 
+// A layout's own pack time moves each scheme's prediction by
+// layout_passes() times its difference from the profile's vector of the
+// same mean run and size; without either pack time nothing moves.
+TEST(Predict, LayoutPackTimeMovesEachSchemeByItsPasses) {
+  Profile p = power_law(0, 1, {kNone, 4e-9, kNone, kNone, 5e-9});
+  for (size_t k = 0; k < p.runs.size() * p.bytes.size(); ++k) p.pack.push_back(1e-9 * p.bytes[k % p.bytes.size()]);
+  Features f = message(262144, 8, false, true);
+  const double staged = predict(p, Scheme::staged, 8, 262144);
+  const double pipelined = predict(p, Scheme::pipelined, 8, 262144);
+  EXPECT_SAME_TIME(predict(p, Scheme::staged, f), staged);  // pack time unknown
+  EXPECT_EQ(select(f, &p, Rules{}).scheme, Scheme::staged);
+  // Packs at the vector's speed: the grid's prediction.
+  f.pack_seconds = 1e-9 * 262144;
+  EXPECT_SAME_TIME(predict(p, Scheme::staged, f), staged);
+  EXPECT_SAME_TIME(predict(p, Scheme::pipelined, f), pipelined);
+  // Three times slower to pack: staging pays the difference twice,
+  // pipelining once, so pipelining wins.
+  f.pack_seconds = 3e-9 * 262144;
+  const double extra = 2e-9 * 262144;
+  EXPECT_NEAR(predict(p, Scheme::staged, f), staged + 2 * extra, 1e-12);
+  EXPECT_NEAR(predict(p, Scheme::pipelined, f), pipelined + extra, 1e-12);
+  EXPECT_EQ(select(f, &p, Rules{}).scheme, Scheme::pipelined);
+  // Much faster than the vector: never below a tenth of the grid's time.
+  f.pack_seconds = 1e-15;
+  EXPECT_GE(predict(p, Scheme::staged, f), 0.1 * staged);
+  // A profile without a pack table (written before it existed).
+  p.pack.clear();
+  f.pack_seconds = 3e-9 * 262144;
+  EXPECT_SAME_TIME(predict(p, Scheme::staged, f), staged);
+  EXPECT_EQ(select(f, &p, Rules{}).scheme, Scheme::staged);
+}
+
 TEST(Select, LowestPredictionWins) {
   // system 2x staged everywhere, single_copy half of staged.
   const Profile p = power_law(0, 1, {2e-9, 1e-9, 0.5e-9, kNone, kNone});

@@ -24,6 +24,7 @@ Features features(const CaseTimes &c) {
   f.bytes = c.bytes;
   f.mean_run = (double)c.mean_run;
   f.system_allowed = c.elem_size > 0;
+  f.pack_seconds = c.pack;
   for (size_t s = 0; s < kSchemeCount; ++s)
     if (measured(c, s) && loom::xfer::needs_loom_peer((Scheme)s)) f.loom_peer = true;
   return f;
@@ -66,7 +67,14 @@ Profile without_cell(const Profile &p, int i, int j) {
   Profile q = p;
   for (auto &cells : q.cells)
     if (!cells.empty()) cells[(size_t)i * p.bytes.size() + (size_t)j] = NAN;
+  if (!q.pack.empty()) q.pack[(size_t)i * p.bytes.size() + (size_t)j] = NAN;
   return q;
+}
+
+// c as the selector would see it before its layout's pack time is known.
+CaseTimes without_pack(CaseTimes c) {
+  c.pack = NAN;
+  return c;
 }
 
 }  // namespace
@@ -81,12 +89,13 @@ bool print_tune_report(std::FILE *f, const std::vector<CaseTimes> &cases, const 
         break;
       }
   fmt::print(f, "\nmicroseconds per message (median; half a ping-pong round trip)\n");
-  fmt::print(f, "{:<20} {:>9} {:>9}", "case", "bytes", "mean run");
+  fmt::print(f, "{:<20} {:>9} {:>9} {:>9}", "case", "bytes", "mean run", "pack");
   for (size_t s : shown) fmt::print(f, " {:>11}", scheme_name((Scheme)s));
   fmt::print(f, "  {:<11} {:<11} {}\n", "fastest", "pick", "pick/fastest");
-  Tally all, grid, left_out, off_grid;
+  Tally all, grid, left_out, off_grid, off_grid_plain;
   for (const CaseTimes &c : cases) {
-    fmt::print(f, "{:<20} {:>9} {:>9}", c.name, c.bytes, c.mean_run);
+    fmt::print(f, "{:<20} {:>9} {:>9} {:>9}", c.name, c.bytes, c.mean_run,
+               std::isnan(c.pack) ? "-" : fmt::format("{:.2f}", c.pack * 1e6));
     int fastest = -1;
     for (size_t s : shown) {
       fmt::print(f, " {:>11}", measured(c, s) ? fmt::format("{:.2f}", c.t[s] * 1e6) : "-");
@@ -98,6 +107,7 @@ bool print_tune_report(std::FILE *f, const std::vector<CaseTimes> &cases, const 
       judge(c, without_cell(profile, c.run_index, c.bytes_index), rules, left_out);
     } else {
       judge(c, profile, rules, off_grid);
+      judge(without_pack(c), profile, rules, off_grid_plain);
     }
     if (fastest < 0) {
       fmt::print(f, "  (not measured)\n");
@@ -113,6 +123,7 @@ bool print_tune_report(std::FILE *f, const std::vector<CaseTimes> &cases, const 
   grid.print(f, "grid cells (in the profile)");
   left_out.print(f, "grid cells, each left out of the profile");
   off_grid.print(f, "DDTBench layouts (off the grid)");
+  off_grid_plain.print(f, "  the same, pack time of the layout unknown");
   if (!all.misses.empty()) {
     fmt::print(f, "  misses:\n");
     for (const std::string &m : all.misses) fmt::print(f, "    {}\n", m);

@@ -3,6 +3,7 @@
 // profile just written) is within 5% of the fastest one measured.
 #pragma once
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@ struct CaseTimes {
   int run_index = -1, bytes_index = -1;  // grid cell; -1: off the grid
   size_t bytes = 0;
   int64_t mean_run = 0, elem_size = 0;
+  double pack = NAN;  // seconds Loom takes to pack one message (median)
   double t[loom::xfer::kSchemeCount];
 };
 

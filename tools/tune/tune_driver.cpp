@@ -135,6 +135,7 @@ int run_tune(const TuneArgs &args, const std::vector<std::string> &command_line)
   const std::vector<TuneCase> cases = tune_cases(a.quick);
   std::map<std::string, std::vector<double>[kSchemeCount]> samples;
   std::map<std::string, json> facts;
+  std::map<std::string, std::vector<double>> pack_samples;  // one per worker
   std::vector<std::string> skipped;
   for (int rep = 0; rep < a.repeats; ++rep) {
     std::vector<std::string> order = schemes;
@@ -152,6 +153,7 @@ int run_tune(const TuneArgs &args, const std::vector<std::string> &command_line)
       for (const json &c : j["cases"]) {
         const std::string cname = c["name"];
         facts[cname] = c;
+        if (c.contains("pack_seconds")) pack_samples[cname].push_back(c["pack_seconds"].get<double>());
         if (c.contains("seconds")) samples[cname][s].push_back(c["seconds"].get<double>());
         else if (rep == 0)
           fmt::print("scheme {}: {}: {}\n", name, cname, c.value("error", std::string("?")));
@@ -227,6 +229,11 @@ int run_tune(const TuneArgs &args, const std::vector<std::string> &command_line)
       t.bytes = f->second.value("bytes", size_t(0));
       t.mean_run = f->second.value("mean_run", int64_t(0));
       t.elem_size = f->second.value("elem_size", int64_t(0));
+    }
+    t.pack = median(pack_samples[c.def.name]);
+    if (c.run_index >= 0 && !std::isnan(t.pack)) {
+      if (p.pack.empty()) p.pack.assign(p.runs.size() * p.bytes.size(), NAN);
+      p.pack[(size_t)c.run_index * p.bytes.size() + (size_t)c.bytes_index] = t.pack;
     }
     for (size_t s = 0; s < kSchemeCount; ++s) {
       t.t[s] = median(samples[c.def.name][s]);
