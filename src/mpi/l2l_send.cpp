@@ -190,15 +190,30 @@ void stream_pack(uint32_t i, bool park) {
   g_parked.fetch_add(1, std::memory_order_release);
 }
 
+namespace {
+
+// Whether side s may go Loom-to-Loom by its size alone (none of the
+// peer lookups or selection's bookkeeping yet, which together cost as
+// much as packing a small message).  Never shorter than an RDV: an RDV
+// received in place must be covered by the data pulled over it.  Where the
+// rules decide inline (no profile, LOOM_SCHEME or LOOM_VERBOSE) they never
+// go Loom-to-Loom below LOOM_L2L_MIN.
+bool size_allows(const Side &s) {
+  if (s.bytes < kRdvBytes) return false;
+  if (s.bytes == kRdvBytes || !s.type) return true;
+  const detail::InlineRules &r = detail::inline_rules();
+  return !r.on || s.bytes >= r.rules.l2l_min;
+}
+
+}  // namespace
+
 // The scheme for side s of type dt (scheme.hpp, with a Loom peer): a
 // Loom-to-Loom one, or false (the staged or system path then decides as
 // for any peer).  A contiguous message is read in place from 16 times
 // LOOM_L2L_MIN on (below, the system's own copy is as good); a message of
 // exactly kRdvBytes always goes Loom-to-Loom (Invariant R).
 bool choose(MPI_Datatype dt, const Side &s, Scheme *out) {
-  // Never shorter than an RDV: an RDV received in place must be covered by
-  // the data pulled over it.
-  if (s.bytes < kRdvBytes) return false;
+  if (!size_allows(s)) return false;
   if (s.bytes == kRdvBytes) return *out = Scheme::single_copy, true;
   if (!s.type) {
     *out = Scheme::single_copy;
@@ -317,12 +332,14 @@ bool send_side(const void *buf, int count, MPI_Datatype dt, Side *s) {
 // Everything before the RDV leaves: -1 when the protocol does not apply.
 int64_t prepare(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                 MPI_Comm comm, Rdv *rdv) {
+  if (!enabled()) return -1;
+  Side s;
+  if (!send_side(buf, count, dt, &s) || !size_allows(s)) return -1;
   uint64_t key;
   int w = peer_dest(comm, dest, &key);
   if (w < 0) return -1;
-  Side s;
   Scheme scheme;
-  if (!send_side(buf, count, dt, &s) || !choose(dt, s, &scheme)) return -1;
+  if (!choose(dt, s, &scheme)) return -1;
   return post(s, scheme, w, tag, key, rdv);
 }
 
