@@ -40,6 +40,19 @@ std::vector<uint32_t> *g_coll_free = nullptr;  // free collective ones (kCollSlo
 SendRec *g_recs = nullptr;                // kSlots of them
 std::atomic<int> g_parked{0};
 std::atomic<int> g_plain{0};  // announced plain messages not yet received
+// Which slots are parked, a bit each: poll() visits those, not all kSlots
+// (it runs in every MPI call while anything is parked).
+static_assert(kSlots % 64 == 0, "whole words of parked bits");
+std::atomic<uint64_t> g_parked_bits[kSlots / 64];
+
+// Slot i is parked from now on: progress() releases it once received.
+// `plain`: a PLAIN slot (counted apart).
+void park(uint32_t i, bool plain) {
+  g_recs[i].parked.store(true, std::memory_order_release);
+  g_parked_bits[i / 64].fetch_or(uint64_t(1) << (i % 64), std::memory_order_release);
+  (plain ? g_plain : g_parked).fetch_add(1, std::memory_order_release);
+}
+
 thread_local int t_wait_depth = 0;
 
 uint64_t g_rng[2];
@@ -84,6 +97,7 @@ void release_slot(uint32_t i) {
   r.layout.reset();
   staging_pool().release(r.packed);
   r.parked.store(false, std::memory_order_relaxed);
+  g_parked_bits[i / 64].fetch_and(~(uint64_t(1) << (i % 64)), std::memory_order_relaxed);
   r.plain = false;
   own()->slots[i].state.store(kFree, std::memory_order_release);
   std::lock_guard<std::mutex> g(g_mu);
@@ -148,8 +162,7 @@ int finish(uint32_t i, double wait_us) {
           }
           s.packed_addr = reinterpret_cast<uint64_t>(r.packed.data);
           s.packed_upto.store(r.side.bytes, std::memory_order_relaxed);
-          r.parked.store(true, std::memory_order_release);
-          g_parked.fetch_add(1, std::memory_order_release);
+          park(i, false);
           s.state.store(kStaged, std::memory_order_release);
           return MPI_SUCCESS;
         }
@@ -185,9 +198,7 @@ void stream_pack(uint32_t i, bool park) {
     off += len;
     sl.packed_upto.store(off, std::memory_order_release);
   }
-  if (!park) return;
-  r.parked.store(true, std::memory_order_release);
-  g_parked.fetch_add(1, std::memory_order_release);
+  if (park) l2l::park(i, false);
 }
 
 namespace {
@@ -317,8 +328,7 @@ void announce_plain(MPI_Comm comm, int dest, int tag, size_t bytes) {
   Slot &sl = own()->slots[i];
   sl.bytes = bytes;
   g_recs[i].plain = true;
-  g_recs[i].parked.store(true, std::memory_order_release);
-  g_plain.fetch_add(1, std::memory_order_release);
+  park((uint32_t)i, true);
   sl.state.store(kPlain, std::memory_order_release);
 }
 
@@ -425,16 +435,20 @@ void poll() {
   static std::mutex poll_mu;
   std::unique_lock<std::mutex> pl(poll_mu, std::try_to_lock);
   if (!pl.owns_lock()) return;
-  for (uint32_t i = 0; i < kSlots; ++i) {
-    if (!g_recs[i].parked.load(std::memory_order_acquire)) continue;
-    uint32_t st = own()->slots[i].state.load(std::memory_order_acquire);
-    if (st == kRefused) {
-      serve_push(i);
-      st = own()->slots[i].state.load(std::memory_order_acquire);
-    }
-    if (st == kDone) {
-      (g_recs[i].plain ? g_plain : g_parked).fetch_sub(1, std::memory_order_release);
-      release_slot(i);
+  for (uint32_t w = 0; w < kSlots / 64; ++w) {
+    for (uint64_t bits = g_parked_bits[w].load(std::memory_order_acquire); bits;
+         bits &= bits - 1) {
+      const uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(bits);
+      if (!g_recs[i].parked.load(std::memory_order_acquire)) continue;
+      uint32_t st = own()->slots[i].state.load(std::memory_order_acquire);
+      if (st == kRefused) {
+        serve_push(i);
+        st = own()->slots[i].state.load(std::memory_order_acquire);
+      }
+      if (st == kDone) {
+        (g_recs[i].plain ? g_plain : g_parked).fetch_sub(1, std::memory_order_release);
+        release_slot(i);
+      }
     }
   }
 }
