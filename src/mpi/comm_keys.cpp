@@ -8,6 +8,7 @@
 #include "compat.hpp"
 #include "errors.hpp"
 
+#include <atomic>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -27,6 +28,19 @@ constexpr uint64_t kWorldKey = 0x9d39247e33776d41ull;
 std::mutex g_mu;
 // Never destroyed (atexit-time calls).
 auto *g_comms = new std::unordered_map<uintptr_t, CommInfo>();
+
+// comm_key() runs in every receive and Loom-to-Loom send: each thread keeps
+// the last answer, valid while no key changed anywhere (g_epoch moves on
+// every change, under g_mu), so the hot path takes no lock: one mutex
+// shared by every thread of an MPI_THREAD_MULTIPLE program would serialize
+// them.
+std::atomic<uint64_t> g_epoch{1};
+struct LastKey {
+  uintptr_t comm = 0;
+  uint64_t key = 0;
+  uint64_t epoch = 0;  // 0: nothing kept
+};
+thread_local LastKey t_last;
 
 uintptr_t ckey(MPI_Comm c) { return (uintptr_t)c; }
 
@@ -60,11 +74,13 @@ void derive(MPI_Comm parent, const MPI_Comm *child) {
   CommInfo &c = (*g_comms)[ckey(*child)];
   c = CommInfo{};
   c.key = inter ? 0 : k;
+  g_epoch.fetch_add(1, std::memory_order_release);
 }
 
 void forget(MPI_Comm c) {
   std::lock_guard<std::mutex> g(g_mu);
   g_comms->erase(ckey(c));
+  g_epoch.fetch_add(1, std::memory_order_release);
 }
 
 template <class F>
@@ -83,9 +99,18 @@ int constructed(MPI_Comm parent, MPI_Comm *out, F &&sys) {
 }  // namespace
 
 uint64_t comm_key(MPI_Comm comm) {
-  std::lock_guard<std::mutex> g(g_mu);
-  CommInfo *i = info_locked(comm);
-  return i ? i->key : 0;
+  // The epoch is read before the table: a change after the read makes the
+  // kept answer stale at once.
+  const uint64_t epoch = g_epoch.load(std::memory_order_acquire);
+  if (t_last.epoch == epoch && t_last.comm == ckey(comm)) return t_last.key;
+  uint64_t key;
+  {
+    std::lock_guard<std::mutex> g(g_mu);
+    CommInfo *i = info_locked(comm);
+    key = i ? i->key : 0;
+  }
+  t_last = LastKey{ckey(comm), key, epoch};
+  return key;
 }
 
 int world_rank(MPI_Comm comm, int rank) {
