@@ -30,6 +30,15 @@ struct RecvPlan {
   MPI_Comm plain_comm = MPI_COMM_NULL;
 };
 
+// Whether the system would accept dt in a receive (a committed type; what
+// it must judge otherwise, it is left to).
+bool committed(MPI_Datatype dt) {
+  const Mirror *m = find(dt);
+  if (m) return true;
+  const Resolved r = resolve(dt, &m);
+  return r == Resolved::ok || r == Resolved::fallback;
+}
+
 // Decides how (buf, count, dt) is received; an error class only for a
 // freed datatype.  A receive an RDV may match keeps the system's typed path
 // where selection gives it that (in place: the RDV's bytes are then the
@@ -49,6 +58,15 @@ int plan_recv(void *buf, int count, MPI_Datatype dt, bool rdv, RecvPlan *p) {
     p->loom = true;  // the system's path, in place
     p->in_place = p->dst.bytes >= l2l::kRdvBytes;
     p->room = p->in_place ? 0 : l2l::kRdvBytes;
+  } else if (rdv && count == 0 && committed(dt)) {
+    // Room for an RDV even here: a Loom peer's message is then still
+    // pulled (none of its bytes) and its slot released, where taking the
+    // RDV for data would leave the sender's slot parked until MPI_Finalize.
+    // The program sees the truncation the system would report.
+    p->loom = true;
+    p->dst = Side{};
+    p->dst.base = buf;
+    p->room = l2l::kRdvBytes;
   } else {
     p->rdv = false;
   }
