@@ -12,8 +12,6 @@ namespace l2l {
 // Sender.  The local side of (buf, count, dt): Loom's Side of a
 // non-contiguous layout or the run of a contiguous one; false: neither.
 bool send_side(const void *buf, int count, MPI_Datatype dt, Side *s);
-// The Loom-to-Loom scheme for side s of type dt; false: not Loom-to-Loom.
-bool choose(MPI_Datatype dt, const Side &s, Scheme *out);
 // Claims and fills a slot for s to world rank w and publishes it; the RDV
 // to send in *rdv.  `coll`: a collective's (kCollSlots first).  The slot
 // index, or -1 (no slot, no layout).

@@ -216,15 +216,13 @@ bool size_allows(const Side &s) {
   return !r.on || s.bytes >= r.rules.l2l_min;
 }
 
-}  // namespace
-
-// The scheme for side s of type dt (scheme.hpp, with a Loom peer): a
-// Loom-to-Loom one, or false (the staged or system path then decides as
-// for any peer).  A contiguous message is read in place from 16 times
-// LOOM_L2L_MIN on (below, the system's own copy is as good); a message of
-// exactly kRdvBytes always goes Loom-to-Loom (Invariant R).
+// The scheme for side s of type dt (scheme.hpp, with a Loom peer), s
+// having passed size_allows(): a Loom-to-Loom one, or false (the staged or
+// system path then decides as for any peer).  A contiguous message is read
+// in place from 16 times LOOM_L2L_MIN on (below, the system's own copy is
+// as good); a message of exactly kRdvBytes always goes Loom-to-Loom
+// (Invariant R).
 bool choose(MPI_Datatype dt, const Side &s, Scheme *out) {
-  if (!size_allows(s)) return false;
   if (s.bytes == kRdvBytes) return *out = Scheme::single_copy, true;
   if (!s.type) {
     *out = Scheme::single_copy;
@@ -235,8 +233,6 @@ bool choose(MPI_Datatype dt, const Side &s, Scheme *out) {
   *out = choose_scheme(*m, s.bytes, true);
   return *out == Scheme::single_copy || *out == Scheme::per_block || *out == Scheme::pipelined;
 }
-
-namespace {
 
 // The world rank of dest when a message to it on comm can go through a
 // slot (a Loom peer on this node other than this process, a keyed

@@ -92,7 +92,8 @@ TEST(Predict, MissingCellsAreLeftOut) {
 // same mean run and size; without either pack time nothing moves.
 TEST(Predict, LayoutPackTimeMovesEachSchemeByItsPasses) {
   Profile p = power_law(0, 1, {kNone, 4e-9, kNone, kNone, 5e-9});
-  for (size_t k = 0; k < p.runs.size() * p.bytes.size(); ++k) p.pack.push_back(1e-9 * p.bytes[k % p.bytes.size()]);
+  for (size_t k = 0; k < p.runs.size() * p.bytes.size(); ++k)
+    p.pack.push_back(1e-9 * p.bytes[k % p.bytes.size()]);  // 1 ns per byte
   Features f = message(262144, 8, false, true);
   const double staged = predict(p, Scheme::staged, 8, 262144);
   const double pipelined = predict(p, Scheme::pipelined, 8, 262144);
