@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 namespace loom_mpi {
 namespace l2l {
@@ -62,67 +63,30 @@ Moved pull_pushed(Header *h, Slot &s, uint32_t from, const Side &dst, size_t tak
   return m;
 }
 
-constexpr size_t kChunk = size_t(256) << 10;  // bytes per read through a bounce
-
-// Local runs shorter than this on average are written by Loom's unpack from
-// an L2-sized bounce rather than as one iovec each (the kernel's cost per
-// segment outweighs a second pass over the bytes).
-constexpr int64_t kBounceRun = 1024;
-bool bounce_for(const Side &dst) {
-  if (!dst.type) return false;
-  int64_t runs = loom_type_num_runs(dst.type);
-  return runs > 0 && loom_type_size(dst.type) / runs < kBounceRun;
-}
-
-// Stream bytes [0, take) of the sender's packed copy into dst, chunk by
-// chunk as the sender publishes them (kStreaming) or at once (kStaged).
-// Short local runs go through a bounce and Loom's unpack; long ones are
-// scattered by the kernel directly.
-Moved read_stream(Header *h, Slot &s, const Side &dst, size_t take) {
-  bool bounce = bounce_for(dst);
-  loom::xfer::Buffer b;
-  if (bounce && !(b = staging_pool().acquire(std::min(kChunk, take))).data) bounce = false;
-  Moved m = Moved::ok;
-  unsigned n = 0;
-  for (size_t off = 0; off < take && m == Moved::ok;) {
-    // Whatever the sender has published, up to a bounce's worth.
-    size_t upto;
-    while ((upto = std::min<size_t>(s.packed_upto.load(std::memory_order_acquire), take)) <= off)
-      spin(n);
-    size_t len = std::min(kChunk, upto - off);
-    if (bounce) {
-      m = read_bytes(h->pid, s.packed_addr + off, b.data, len);
-      if (m == Moved::ok && unpack_side(dst, b.data, off, len) != MPI_SUCCESS) m = Moved::failed;
-    } else {
-      m = read_packed(h->pid, s.packed_addr, dst, off, len);
-    }
-    off += len;
+// Moves stream bytes [0, take) of slot s's message into dst with the
+// transfer its state names (src/xfer/transfer.hpp): from the sender's
+// layout in place (POSTED: single copy, or per block when the slot says
+// so), or from its packed copy as far as published (STAGED, STREAMING).
+// Either takes short local runs through a bounce and Loom's unpack.
+Moved read(Header *h, Slot &s, uint32_t from, const Side &dst, size_t take) {
+  namespace x = loom::xfer;
+  const x::Side local = xfer_side(dst);
+  const int threads = dst.type ? pack_threads(std::min(x::kChunk, take)) : 1;
+  if (from != kPosted) {
+    x::StreamRead t(h->pid, s.packed_addr, &s.packed_upto, local, 0, take, &staging_pool(),
+                    threads);
+    return run(t);
   }
-  staging_pool().release(b);
-  return m;
-}
-
-// Single copy (or per block) from the sender's layout.  Short local runs:
-// the kernel gathers the sender's runs into a bounce, chunk by chunk, and
-// Loom unpacks it (the sender chose by its own runs, which are long).
-Moved read_direct(Header *h, Slot &s, const Side &dst, size_t take) {
-  loom_type remote = nullptr;
-  if (s.layout_addr && !(remote = remote_layout(*h, s))) return Moved::failed;
-  loom::xfer::Buffer b;
-  if (!s.per_block && bounce_for(dst)) b = staging_pool().acquire(std::min(kChunk, take));
-  Moved m = Moved::ok;
-  if (!b.data) {
-    m = read_layout(h->pid, remote, s.base, s.count, s.bytes, dst, take, s.per_block != 0);
-  } else {
-    for (size_t off = 0; off < take && m == Moved::ok; off += kChunk) {
-      size_t len = std::min(kChunk, take - off);
-      m = gather_layout(h->pid, remote, s.base, s.count, s.bytes, b.data, off, len);
-      if (m == Moved::ok && unpack_side(dst, b.data, off, len) != MPI_SUCCESS) m = Moved::failed;
-    }
+  // The sender's layout (none: one run), freed after the transfer's walks.
+  std::unique_ptr<loom_type_s, void (*)(loom_type)> remote(nullptr, loom_type_free);
+  if (s.layout_addr) {
+    remote.reset(remote_layout(*h, s));
+    if (!remote) return Moved::failed;
   }
-  staging_pool().release(b);
-  loom_type_free(remote);
-  return m;
+  const x::Side there =
+      remote ? x::Side{remote.get(), s.base, s.count} : x::byte_run(s.base, s.bytes);
+  x::LayoutRead t(h->pid, there, local, 0, take, s.per_block != 0, &staging_pool(), threads);
+  return run(t);
 }
 
 // Moves the first `take` bytes of slot s's message into dst.
@@ -137,9 +101,7 @@ Moved pull(Header *h, Slot &s, const Side &dst, size_t take) {
     if (st != kPosted && st != kStaged && st != kStreaming) return Moved::failed;
     uint32_t to = st == kPosted ? kPulling : kPullingPacked;
     if (!s.state.compare_exchange_strong(st, to, std::memory_order_acq_rel)) continue;
-    Moved m = take == 0             ? Moved::ok
-              : st == kPosted       ? read_direct(h, s, dst, take)
-                                    : read_stream(h, s, dst, take);
+    Moved m = take == 0 ? Moved::ok : read(h, s, st, dst, take);
     if (m == Moved::ok) {
       s.state.store(kDone, std::memory_order_release);
       return m;

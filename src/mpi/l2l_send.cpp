@@ -189,15 +189,13 @@ int on_send_data(PendingOp &op, MPI_Status *st) {
 // Packs slot i's message into its packed copy chunk by chunk, publishing
 // progress for a receiver reading behind.
 void stream_pack(uint32_t i, bool park) {
-  Slot &sl = own()->slots[i];
   SendRec &r = g_recs[i];
-  const size_t chunk = stream_chunk(r.side.bytes);
-  for (size_t off = 0; off < r.side.bytes;) {
-    size_t len = std::min(chunk, r.side.bytes - off);
-    loom_pack_range(r.side.base, r.side.count, r.side.type, off, len, r.packed.data + off);
-    off += len;
-    sl.packed_upto.store(off, std::memory_order_release);
-  }
+  loom::xfer::StreamPack t(xfer_side(r.side), r.packed.data, r.side.bytes,
+                           stream_chunk(r.side.bytes), &own()->slots[i].packed_upto);
+  if (loom::xfer::run(t, [] {}) != loom::xfer::Step::done)
+    // A committed plan does not fail to pack; were it to, the receiver
+    // would wait for bytes never published rather than take wrong ones.
+    note("Loom-to-Loom: packing slot %u failed at byte %zu", i, t.moved());
   if (park) l2l::park(i, false);
 }
 

@@ -14,6 +14,19 @@ static_assert(sizeof(loom_iov) == sizeof(iovec) && alignof(loom_iov) == alignof(
                   offsetof(loom_iov, len) == offsetof(iovec, iov_len),
               "loom_iov and iovec must share one layout");
 
+loom_type byte_type() noexcept {
+  static const loom_type t = [] {
+    loom_type b = nullptr;
+    if (loom_type_primitive(LOOM_BYTE, &b) != LOOM_OK) return (loom_type) nullptr;
+    if (loom_type_commit(b) != LOOM_OK) {
+      loom_type_free(b);
+      return (loom_type) nullptr;
+    }
+    return b;
+  }();
+  return t;
+}
+
 IovPair::~IovPair() { close(); }
 
 iovec *IovPair::as_iovec(Walk &w) noexcept { return reinterpret_cast<iovec *>(w.v.data()); }

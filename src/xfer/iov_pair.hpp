@@ -27,6 +27,14 @@ struct Side {
   int64_t count = 0;
 };
 
+/// A committed type of one byte, made once and never freed (runs of bytes
+/// are described with it); null when it could not be made (no memory).
+loom_type byte_type() noexcept;
+/// @p bytes bytes in one run at @p base.
+inline Side byte_run(uintptr_t base, size_t bytes) noexcept {
+  return Side{byte_type(), base, (int64_t)bytes};
+}
+
 /// Most entries per batch on each side (the kernel accepts IOV_MAX), and
 /// most stream bytes per batch.
 struct IovLimits {
@@ -64,6 +72,8 @@ class IovPair {
   size_t remote_count() const noexcept { return walk_[kRemote].n; }
   /// Stream bytes not yet handed out.
   size_t left() const noexcept { return left_; }
+  /// Ends the walk and frees its cursors (open() starts a new one).
+  void close() noexcept;
 
  private:
   struct Walk {
@@ -73,7 +83,6 @@ class IovPair {
   };
   static constexpr int kLocal = 0, kRemote = 1;
   static iovec *as_iovec(Walk &w) noexcept;
-  void close() noexcept;
   /// Cuts walk `w`'s batch to its first `bytes` stream bytes and moves its
   /// cursor back to where they end.
   void trim(Walk &w, size_t covered, size_t bytes) noexcept;

@@ -2,8 +2,10 @@
 // from the peer's own encoding) and random receiver layouts of the same
 // size, every mover must leave the receiver's buffer exactly as
 // loom_unpack_range of the sender's packed stream would, for random byte
-// ranges, with gaps and guard zones untouched.  Then batching past IOV_MAX
-// and the failure classes.
+// ranges, with gaps and guard zones untouched; so must the transfers the
+// drop-in drives step by step (transfer.hpp: through a bounce, and reading
+// a stream the sender publishes piece by piece).  Then batching past
+// IOV_MAX and the failure classes.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -13,6 +15,7 @@
 #include "cma.hpp"
 #include "layouts.hpp"
 #include "peer.hpp"
+#include "transfer.hpp"
 #include "run_seed.hpp"
 #include "type_spec.hpp"
 
@@ -33,17 +36,71 @@ Side side(loom_type t, const void *origin, int64_t count) {
   return Side{t, reinterpret_cast<uintptr_t>(origin), count};
 }
 
-enum class Mover { single_copy, per_block, from_packed };
+enum class Mover { single_copy, per_block, from_packed, layout_bounced, stream_bounced, published };
+constexpr Mover kMovers[] = {Mover::single_copy,    Mover::per_block,      Mover::from_packed,
+                             Mover::layout_bounced, Mover::stream_bounced, Mover::published};
 const char *name(Mover m) {
-  return m == Mover::single_copy ? "single_copy" : m == Mover::per_block ? "per_block" : "from_packed";
+  switch (m) {
+    case Mover::single_copy: return "single_copy";
+    case Mover::per_block: return "per_block";
+    case Mover::from_packed: return "from_packed";
+    case Mover::layout_bounced: return "layout_bounced";
+    case Mover::stream_bounced: return "stream_bounced";
+    default: return "published";
+  }
+}
+
+// Drives t to its end as the drop-in does; on every blocked step the
+// "sender" publishes a random further piece of its stream (published
+// bytes only grow, and a step must never read past them: the rest of the
+// peer's packed copy is there, so only the stepping shows it).
+CmaResult drive(loom::xfer::Transfer &t, std::atomic<uint64_t> *published, size_t end,
+                std::mt19937_64 &rng) {
+  using loom::xfer::Step;
+  Step s = t.start();
+  int blocked = 0;
+  while (s == Step::more || s == Step::blocked) {
+    if (s == Step::blocked) {
+      EXPECT_TRUE(published) << "blocked without a publisher";
+      if (!published) break;
+      EXPECT_LE(t.offset() + t.moved(), std::max<uint64_t>(t.offset(), published->load()))
+          << "read past the published bytes";
+      const uint64_t now = published->load();
+      published->store(std::min<uint64_t>(end, now + 1 + rng() % (loom::xfer::kChunk / 2)));
+      if (++blocked > 1 << 20) break;
+    }
+    s = t.step();
+  }
+  EXPECT_EQ(t.step(), s) << "a finished transfer changed state";
+  if (s != Step::done) return t.error();
+  CmaResult r;
+  r.bytes = t.moved();
+  return r;
 }
 
 CmaResult run(Mover m, const Side &local, const Peer &peer, const Side &remote, size_t off,
               size_t len) {
+  static loom::xfer::StagingPool pool;
+  std::mt19937_64 rng(off * 31 + len);
   switch (m) {
     case Mover::single_copy: return loom::xfer::cma_single_copy(local, peer.pid(), remote, off, len);
     case Mover::per_block: return loom::xfer::cma_per_block(local, peer.pid(), remote, off, len);
-    default: return loom::xfer::cma_from_packed(local, peer.pid(), peer.packed(), off, len);
+    case Mover::from_packed:
+      return loom::xfer::cma_from_packed(local, peer.pid(), peer.packed(), off, len);
+    case Mover::layout_bounced: {
+      loom::xfer::LayoutRead t(peer.pid(), remote, local, off, len, false, &pool);
+      return drive(t, nullptr, 0, rng);
+    }
+    case Mover::stream_bounced: {
+      loom::xfer::StreamRead t(peer.pid(), peer.packed(), nullptr, local, off, len, &pool);
+      return drive(t, nullptr, 0, rng);
+    }
+    default: {
+      std::atomic<uint64_t> published{off > 0 ? rng() % off : 0};
+      loom::xfer::StreamRead t(peer.pid(), peer.packed(), &published, local, off, len,
+                               rng() % 2 ? &pool : nullptr);
+      return drive(t, &published, off + len, rng);
+    }
   }
 }
 
@@ -55,7 +112,7 @@ void check_range(int64_t rcount, const Peer &peer, loom_type lt, int64_t lcount,
   ASSERT_EQ(loom_unpack_range(stream.data() + off, off, len, want.origin(), lcount, lt), LOOM_OK);
   Type remote = decoded(peer.layout());
   ASSERT_TRUE(remote);
-  for (Mover m : {Mover::single_copy, Mover::per_block, Mover::from_packed}) {
+  for (Mover m : kMovers) {
     SCOPED_TRACE(name(m));
     Message got(lt, lcount, seed);
     CmaResult r = run(m, side(lt, got.origin(), lcount), peer,
