@@ -7,12 +7,18 @@
 #   single     LOOM_L2L_MIN=0, LOOM_L2L_COLL_MIN=0, LOOM_SCHEME=single_copy
 #   pipelined  LOOM_L2L_MIN=0, LOOM_L2L_COLL_MIN=0, LOOM_SCHEME=pipelined
 #   off        LOOM_L2L=0 (the staged/system paths only)
+#   arena_small  pipelined with a 256 KiB shared arena: larger packed copies
+#                go to staging (read with cross-memory attach), smaller ones
+#                to the arena (unpacked in place), mixed within one run
+#   arena_off    pipelined without the arena (every copy read with CMA)
 # LOOM_PROFILE=none keeps a user's profile from overriding the rules.
 set(LOOM_L2L_VARIANT_single
     "LOOM_L2L=1;LOOM_L2L_MIN=0;LOOM_L2L_COLL_MIN=0;LOOM_SCHEME=single_copy;LOOM_PROFILE=none")
 set(LOOM_L2L_VARIANT_pipelined
     "LOOM_L2L=1;LOOM_L2L_MIN=0;LOOM_L2L_COLL_MIN=0;LOOM_SCHEME=pipelined;LOOM_PROFILE=none")
 set(LOOM_L2L_VARIANT_off "LOOM_L2L=0;LOOM_PROFILE=none")
+set(LOOM_L2L_VARIANT_arena_small "${LOOM_L2L_VARIANT_pipelined};LOOM_L2L_ARENA=256K")
+set(LOOM_L2L_VARIANT_arena_off "${LOOM_L2L_VARIANT_pipelined};LOOM_L2L_ARENA=0")
 
 # loom_l2l_variant(<base test name> <variant> LABELS <labels...>
 #                  ENV <environment...> TIMEOUT <s> COMMAND <command...>)

@@ -66,13 +66,21 @@ Moved pull_pushed(Header *h, Slot &s, uint32_t from, const Side &dst, size_t tak
 // Moves stream bytes [0, take) of slot s's message into dst with the
 // transfer its state names (src/xfer/transfer.hpp): from the sender's
 // layout in place (POSTED: single copy, or per block when the slot says
-// so), or from its packed copy as far as published (STAGED, STREAMING).
-// Either takes short local runs through a bounce and Loom's unpack.
+// so), or from its packed copy as far as published (STAGED, STREAMING):
+// unpacked in place when the copy is in the sender's arena, else read with
+// cross-memory attach.  Reads take short local runs through a bounce and
+// Loom's unpack.
 Moved read(Header *h, Slot &s, uint32_t from, const Side &dst, size_t take) {
   namespace x = loom::xfer;
   const x::Side local = xfer_side(dst);
   const int threads = dst.type ? pack_threads(std::min(x::kChunk, take)) : 1;
   if (from != kPosted) {
+    // In the sender's arena: unpacked in place (Invariant B: only within
+    // the arena its header declares).
+    if (s.arena && s.arena_off <= h->arena_bytes && s.bytes <= h->arena_bytes - s.arena_off) {
+      x::MappedRead t(arena_of(h) + s.arena_off, &s.packed_upto, local, 0, take, threads);
+      return run(t);
+    }
     x::StreamRead t(h->pid, s.packed_addr, &s.packed_upto, local, 0, take, &staging_pool(),
                     threads);
     return run(t);

@@ -10,6 +10,7 @@
 #include <linux/kcmp.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -44,6 +45,9 @@ bool g_on = false;
 int g_world = -1;
 uint64_t g_job = 0;
 Header *g_own = nullptr;
+size_t g_own_bytes = 0;  // the mapping's length
+int g_fd = -1;           // our segment's file, for reserve_arena
+size_t g_reserved = 0;   // arena bytes reserved so far (under g_mu)
 std::string g_name;
 std::vector<PeerEntry> *g_peers = nullptr;  // by world rank; never destroyed
 std::atomic<bool> g_any{false};
@@ -108,13 +112,21 @@ Header *map_peer(int w) {
   std::string name = seg_name(w);
   int fd = shm_open(name.c_str(), O_RDWR, 0);
   if (fd < 0) return nullptr;
-  void *p = mmap(nullptr, sizeof(Header), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  struct stat sb;
+  if (fstat(fd, &sb) != 0 || (size_t)sb.st_size < sizeof(Header)) {
+    close(fd);
+    return nullptr;
+  }
+  // The whole segment: header, slots and the arena (address space only;
+  // receivers touch just the pages slots name).
+  const size_t len = (size_t)sb.st_size;
+  void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   close(fd);
   if (p == MAP_FAILED) return nullptr;
   auto *h = static_cast<Header *>(p);
   if (h->magic != kMagic || h->version != kVersion || h->world_rank != w ||
-      kill(h->pid, 0) != 0) {
-    munmap(p, sizeof(Header));
+      (h->arena_bytes && kArenaAt + h->arena_bytes > len) || kill(h->pid, 0) != 0) {
+    munmap(p, len);
     return nullptr;
   }
   return h;
@@ -161,18 +173,29 @@ void create_locked(int rank, int size, bool early) {
   shm_unlink(g_name.c_str());  // a leftover of a crashed run with our key
   int fd = shm_open(g_name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
   if (fd < 0) return;
-  if (ftruncate(fd, sizeof(Header)) != 0) {
+  // The arena is address space until reserve_arena backs it (Invariant A).
+  const size_t arena = (size_t)config().bytes(Id::l2l_arena);
+  size_t len = sizeof(Header);
+  if (arena > 0) len = kArenaAt + arena;
+  if (ftruncate(fd, (off_t)len) != 0 && (len = sizeof(Header), ftruncate(fd, (off_t)len) != 0)) {
     close(fd);
     shm_unlink(g_name.c_str());
     return;
   }
-  void *p = mmap(nullptr, sizeof(Header), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  close(fd);
+  void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (p == MAP_FAILED) {
+    close(fd);
     shm_unlink(g_name.c_str());
     return;
   }
+  if (g_fd >= 0) close(g_fd);
+  g_fd = fd;
+  g_own_bytes = len;
+  g_reserved = 0;
+  // Reserve the header and slots now: they are touched from the start.
+  if (fallocate(fd, 0, 0, (off_t)kArenaAt) != 0 && len > sizeof(Header)) len = sizeof(Header);
   auto *h = static_cast<Header *>(p);  // zero-filled by ftruncate
+  h->arena_bytes = len > sizeof(Header) ? arena : 0;
   h->pid = getpid();
   h->world_size = size;
   h->world_rank = g_world;
@@ -216,7 +239,7 @@ void start() {
   if (g_own && (g_own->world_rank != rank || g_own->world_size != size)) {
     // The launcher's numbering was not MPI_COMM_WORLD's: start over.
     shm_unlink(g_name.c_str());
-    munmap(g_own, sizeof(Header));
+    munmap(g_own, g_own_bytes);
     g_own = nullptr;
   }
   if (!g_own) create_locked(rank, size, false);
@@ -233,6 +256,19 @@ void stop() {
   g_on = false;
   shm_unlink(g_name.c_str());
   // The mapping stays: receivers that still hold it read DONE slots only.
+}
+
+bool reserve_arena(size_t upto) {
+  std::lock_guard<std::mutex> g(g_mu);
+  if (!g_own || g_fd < 0 || upto > g_own->arena_bytes) return false;
+  if (upto <= g_reserved) return true;
+  // 2 MiB steps: few calls, and a high-water mark that follows use.
+  constexpr size_t step = size_t(2) << 20;
+  const size_t to = std::min<size_t>(g_own->arena_bytes, (upto + step - 1) / step * step);
+  if (fallocate(g_fd, 0, (off_t)(kArenaAt + g_reserved), (off_t)(to - g_reserved)) != 0)
+    return false;
+  g_reserved = to;
+  return true;
 }
 
 bool enabled() { return g_on; }

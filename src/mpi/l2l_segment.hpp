@@ -19,7 +19,7 @@ namespace loom_mpi {
 namespace l2l {
 
 constexpr uint32_t kMagic = 0x4c4d5347;  // "LMSG"
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;  // 2: the shared arena
 constexpr uint32_t kSlots = 512;
 // The last kCollSlots slots are kept for collectives: a collective has
 // promised its RDVs to peers that are in the same call, so it waits for a
@@ -61,7 +61,12 @@ struct Slot {
   uint64_t layout_addr;  // serialized plan in the sender's memory; 0: one run
   uint64_t layout_len;
   uint64_t layout_id;
-  uint64_t packed_addr;  // kStaged: the packed copy
+  uint64_t packed_addr;  // kStaged, kStreaming: the packed copy
+  // The packed copy lies in the sender's arena at this offset (receivers
+  // that map the segment unpack it in place; Invariant B); 0 in `arena`:
+  // it is private staging, read at packed_addr with cross-memory attach.
+  uint32_t arena;
+  uint64_t arena_off;
   uint64_t push_addr;    // kRefused: where the receiver wants the stream
   uint64_t push_len;
   std::atomic<uint64_t> packed_upto;  // kStreaming: bytes packed so far
@@ -77,8 +82,17 @@ struct Header {
                   // rank can enter a collective (Loom-to-Loom collectives)
   uint64_t probe_addr;  // address of kProbeWord in the owner's memory
   std::atomic<uint64_t> seq;
+  uint64_t arena_bytes;  // the arena's size (at kArenaAt); 0: none
   Slot slots[kSlots];
 };
+
+// Where the arena starts in a segment (page aligned), and its first byte
+// in a mapping of segment h.
+constexpr size_t kArenaAt = (sizeof(Header) + 4095) & ~size_t(4095);
+inline char *arena_of(Header *h) { return reinterpret_cast<char *>(h) + kArenaAt; }
+// Makes sure the first `upto` bytes of this process's arena are backed by
+// memory (Invariant A); false when tmpfs cannot hold them.
+bool reserve_arena(size_t upto);
 
 constexpr uint64_t kProbeWord = 0x6c6f6f6d2d636d61ull;
 

@@ -7,6 +7,7 @@
 #include "errors.hpp"
 #include "l2l_layouts.hpp"
 #include "l2l_move.hpp"
+#include "l2l_packed.hpp"
 #include "scheme.hpp"
 
 #include <sched.h>
@@ -27,7 +28,7 @@ namespace {
 struct SendRec {
   Side side;                      // side.type referenced while in use
   std::shared_ptr<const Layout> layout;
-  loom::xfer::Buffer packed;      // the packed copy (kStaged)
+  PackedCopy packed;              // the packed copy (kStaged, kStreaming)
   // Completed for the program, slot still busy: progress() releases it
   // (and from then on only progress() may touch the slot).
   std::atomic<bool> parked{false};
@@ -95,7 +96,7 @@ void release_slot(uint32_t i) {
   if (r.side.type) loom_type_free(r.side.type);
   r.side = Side{};
   r.layout.reset();
-  staging_pool().release(r.packed);
+  release_packed(r.packed);
   r.parked.store(false, std::memory_order_relaxed);
   g_parked_bits[i / 64].fetch_and(~(uint64_t(1) << (i % 64)), std::memory_order_relaxed);
   r.plain = false;
@@ -106,7 +107,7 @@ void release_slot(uint32_t i) {
 
 // The packed stream of the slot's message, in r.packed (allocated here).
 bool pack_copy(SendRec &r) {
-  r.packed = staging_pool().acquire(r.side.bytes);
+  r.packed = acquire_packed(r.side.bytes);
   if (!r.packed.data) return false;
   if (!r.side.type) {
     std::memcpy(r.packed.data, r.side.base, r.side.bytes);
@@ -160,7 +161,7 @@ int finish(uint32_t i, double wait_us) {
             wait_us = 1e18;
             continue;
           }
-          s.packed_addr = reinterpret_cast<uint64_t>(r.packed.data);
+          describe_packed(s, r.packed);
           s.packed_upto.store(r.side.bytes, std::memory_order_relaxed);
           park(i, false);
           s.state.store(kStaged, std::memory_order_release);
@@ -276,14 +277,14 @@ int64_t take_slot(int w, int tag, uint64_t key, bool coll = false) {
 int64_t post(const Side &s, Scheme scheme, int w, int tag, uint64_t key, Rdv *rdv, bool coll) {
   // Pipelined needs a buffer to pack into; without one the receiver reads
   // the layout itself (a slot without layout would say "one run").
-  loom::xfer::Buffer packed;
-  if (scheme == Scheme::pipelined && !(packed = staging_pool().acquire(s.bytes)).data)
+  PackedCopy packed;
+  if (scheme == Scheme::pipelined && !(packed = acquire_packed(s.bytes)).data)
     scheme = Scheme::single_copy;
   std::shared_ptr<const Layout> lay;
   if (s.type && scheme != Scheme::pipelined && !(lay = local_layout(s.type))) return -1;
   const int64_t at = take_slot(w, tag, key, coll);
   if (at < 0) {
-    staging_pool().release(packed);
+    release_packed(packed);
     return -1;
   }
   const uint32_t i = (uint32_t)at;
@@ -300,10 +301,12 @@ int64_t post(const Side &s, Scheme scheme, int w, int tag, uint64_t key, Rdv *rd
   sl.layout_len = lay ? lay->bytes.size() : 0;
   sl.layout_id = lay ? lay->id : 0;
   sl.packed_addr = sl.push_addr = sl.push_len = 0;
+  sl.arena = 0;
+  sl.arena_off = 0;
   sl.packed_upto.store(0, std::memory_order_relaxed);
   sl.per_block = scheme == Scheme::per_block;
   const bool stream = scheme == Scheme::pipelined;
-  if (stream) sl.packed_addr = reinterpret_cast<uint64_t>(r.packed.data);
+  if (stream) describe_packed(sl, r.packed);
   sl.state.store(stream ? kStreaming : kPosted, std::memory_order_release);
   *rdv = Rdv{kRdvMagic, kVersion, {sl.token[0], sl.token[1]}, my_world(), i, s.bytes, 0};
   return i;

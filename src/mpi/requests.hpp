@@ -212,6 +212,10 @@ struct PendingOp {
   // it saw at MPI_Request_get_status.
   int finished_rc = 0;
   MPI_Count finished_bytes = 0;  // and the receive's byte count then
+  // An op is on exactly one list at a time, so one link serves all three:
+  // the table's bucket chain (registered), the detached list
+  // (MPI_Request_free'd while not inactive: taken off the table first), or
+  // the recycled ops (destroyed).  Guarded by the table's lock.
   PendingOp *next = nullptr;
 };
 

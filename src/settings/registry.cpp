@@ -122,6 +122,16 @@ const std::vector<Spec> &registry() {
        "(never where the cross-memory attach probe finds reads slower than "
        "copies)",
        nullptr, 1},
+      // Address space, not memory: pages are reserved as the sender's
+      // high-water mark of packed copies in flight rises (docs/protocol.md,
+      // "Packed copies in the shared arena").  64 MiB holds the copies of
+      // a window of large messages; larger copies go to staging.
+      {Id::l2l_arena, "LOOM_L2L_ARENA", Type::size, 64 * M, 64 * M, 0, 64 * G,
+       "shared memory per Loom process for the packed copies of its "
+       "Loom-to-Loom messages, which receivers unpack in place instead of "
+       "reading them with cross-memory attach (reserved as used); 0: no "
+       "arena, packed copies in private staging",
+       nullptr, 1},
       {Id::cma, "LOOM_CMA", Type::boolean, 1, 1, 0, 1,
        "cross-memory attach (process_vm_readv) may be used; off: treated as "
        "refused (tests the fallback)",

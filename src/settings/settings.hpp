@@ -42,6 +42,7 @@ enum class Id {
   l2l_grace,
   l2l_run,
   l2l_coll_min,
+  l2l_arena,
   cma,
   threads,
   isa

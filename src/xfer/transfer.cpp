@@ -167,6 +167,33 @@ void StreamRead::cancel() noexcept {
   pair_.close();
 }
 
+// --- MappedRead ------------------------------------------------------------
+
+MappedRead::MappedRead(const char *stream, const std::atomic<uint64_t> *published,
+                       const Side &local, size_t offset, size_t len, int unpack_threads) noexcept
+    : Transfer(offset, len), stream_(stream), published_(published), local_(local),
+      threads_(unpack_threads) {}
+
+Step MappedRead::start() noexcept {
+  started_ = true;
+  if (!local_.type || (!stream_ && len_ > 0)) return fail(CmaStatus::invalid, 0, LOOM_ERR_ARG);
+  return len_ == 0 ? Step::done : Step::more;
+}
+
+Step MappedRead::step() noexcept {
+  Step out;
+  if (finished(&out)) return out;
+  const size_t end = offset_ + len_;
+  const size_t upto =
+      published_ ? std::min<size_t>(published_->load(std::memory_order_acquire), end) : end;
+  if (upto <= pos()) return Step::blocked;
+  const size_t piece = std::min(kChunk, upto - pos());
+  if (!unpack(local_, stream_ + pos(), pos(), piece, threads_))
+    return fail(CmaStatus::invalid, 0, LOOM_ERR_TYPE);
+  moved_ += piece;
+  return moved_ == len_ ? Step::done : Step::more;
+}
+
 // --- StreamPack ------------------------------------------------------------
 
 StreamPack::StreamPack(const Side &local, char *out, size_t len, size_t chunk,

@@ -23,7 +23,9 @@
 //   per_block     LayoutRead, one remote run per call (the Multi-W analog);
 //   pipelined     StreamPack at the sender, StreamRead at the receiver: the
 //                 receiver reads the packed stream as far as the sender has
-//                 published it, while the sender packs the next chunk;
+//                 published it, while the sender packs the next chunk; a
+//                 MappedRead instead where the stream lies in memory the
+//                 receiver maps (the sender's shared arena);
 //   staged        Loom's pack and unpack around one system message (the MPI
 //                 layer's requests.hpp); a Loom-to-Loom sender that gave up
 //                 waiting for its receiver packs a copy likewise, which the
@@ -172,6 +174,26 @@ class StreamRead final : public Transfer {
   int threads_;
   Buffer bounce_;
   IovPair pair_;
+};
+
+/// Pipelined and staged (receiver side), when the packed stream lies in
+/// memory this process addresses (a peer's shared arena): stream bytes
+/// [offset, offset + len) at @p stream (stream byte k at stream + k)
+/// unpacked into @p local's, as far as *@p published says (nullptr: all).
+/// No system call and no bounce: the unpack reads the sender's pages.
+class MappedRead final : public Transfer {
+ public:
+  MappedRead(const char *stream, const std::atomic<uint64_t> *published, const Side &local,
+             size_t offset, size_t len, int unpack_threads = 1) noexcept;
+  Step start() noexcept override;
+  Step step() noexcept override;
+  void cancel() noexcept override { cancelled_ = true; }
+
+ private:
+  const char *stream_;
+  const std::atomic<uint64_t> *published_;
+  Side local_;
+  int threads_;
 };
 
 /// Pipelined and staged (sender side): packs stream bytes [0, len) of

@@ -36,9 +36,18 @@ Side side(loom_type t, const void *origin, int64_t count) {
   return Side{t, reinterpret_cast<uintptr_t>(origin), count};
 }
 
-enum class Mover { single_copy, per_block, from_packed, layout_bounced, stream_bounced, published };
+enum class Mover {
+  single_copy,
+  per_block,
+  from_packed,
+  layout_bounced,
+  stream_bounced,
+  published,
+  mapped
+};
 constexpr Mover kMovers[] = {Mover::single_copy,    Mover::per_block,      Mover::from_packed,
-                             Mover::layout_bounced, Mover::stream_bounced, Mover::published};
+                             Mover::layout_bounced, Mover::stream_bounced, Mover::published,
+                             Mover::mapped};
 const char *name(Mover m) {
   switch (m) {
     case Mover::single_copy: return "single_copy";
@@ -46,7 +55,8 @@ const char *name(Mover m) {
     case Mover::from_packed: return "from_packed";
     case Mover::layout_bounced: return "layout_bounced";
     case Mover::stream_bounced: return "stream_bounced";
-    default: return "published";
+    case Mover::published: return "published";
+    default: return "mapped";
   }
 }
 
@@ -78,8 +88,10 @@ CmaResult drive(loom::xfer::Transfer &t, std::atomic<uint64_t> *published, size_
   return r;
 }
 
+// `stream`: the message's packed stream in this process (the mapped mover
+// unpacks from it as a receiver does from a sender's shared arena).
 CmaResult run(Mover m, const Side &local, const Peer &peer, const Side &remote, size_t off,
-              size_t len) {
+              size_t len, const Bytes &stream) {
   static loom::xfer::StagingPool pool;
   std::mt19937_64 rng(off * 31 + len);
   switch (m) {
@@ -95,11 +107,33 @@ CmaResult run(Mover m, const Side &local, const Peer &peer, const Side &remote, 
       loom::xfer::StreamRead t(peer.pid(), peer.packed(), nullptr, local, off, len, &pool);
       return drive(t, nullptr, 0, rng);
     }
-    default: {
+    case Mover::published: {
       std::atomic<uint64_t> published{off > 0 ? rng() % off : 0};
       loom::xfer::StreamRead t(peer.pid(), peer.packed(), &published, local, off, len,
                                rng() % 2 ? &pool : nullptr);
       return drive(t, &published, off + len, rng);
+    }
+    default: {
+      // Only the published bytes are there: the rest of the copy is poison.
+      Bytes partial(stream.size(), 0xee);
+      std::atomic<uint64_t> published{0};
+      loom::xfer::MappedRead t((const char *)partial.data(), &published, local, off, len);
+      using loom::xfer::Step;
+      Step st = t.start();
+      size_t have = 0;
+      while (st == Step::more || st == Step::blocked) {
+        if (st == Step::blocked) {
+          const size_t to = std::min(off + len, have + 1 + rng() % (loom::xfer::kChunk / 2));
+          std::copy(stream.begin() + have, stream.begin() + to, partial.begin() + have);
+          have = to;
+          published.store(to, std::memory_order_release);
+        }
+        st = t.step();
+      }
+      if (st != Step::done) return t.error();
+      CmaResult r;
+      r.bytes = t.moved();
+      return r;
     }
   }
 }
@@ -116,7 +150,7 @@ void check_range(int64_t rcount, const Peer &peer, loom_type lt, int64_t lcount,
     SCOPED_TRACE(name(m));
     Message got(lt, lcount, seed);
     CmaResult r = run(m, side(lt, got.origin(), lcount), peer,
-                      Side{remote.get(), peer.origin(), rcount}, off, len);
+                      Side{remote.get(), peer.origin(), rcount}, off, len, stream);
     ASSERT_EQ(r.status, CmaStatus::ok) << loom::xfer::cma_status_name(r.status) << " errno " << r.error
                                       << " loom " << r.loom;
     EXPECT_EQ(r.bytes, len);
