@@ -73,10 +73,11 @@ const loom::xfer::CmaCosts &cma_costs() {
 }
 
 // Without LOOM_L2L_MIN or LOOM_L2L_RUN in the environment, the rules'
-// Loom-to-Loom thresholds come from the probe: no Loom-to-Loom
-// point-to-point message where reading a stream loses to the transport's
-// copies, single copy only from the mean run where one segment per run
-// still wins.  The settings' defaults stand where the probe cannot run.
+// Loom-to-Loom thresholds come from the probe: single copy only from the
+// mean run where one segment per run still wins, and, where reading a
+// stream loses to the transport's copies, pipelined streams only from a
+// size where overlapping the pack with the unpack (or the read) pays for
+// the rendezvous.  The settings' defaults stand where the probe cannot run.
 void calibrate_l2l(loom::xfer::Rules *r) {
   using loom::settings::Source;
   if (config().value(Id::l2l_min).source == Source::environment ||
@@ -85,14 +86,20 @@ void calibrate_l2l(loom::xfer::Rules *r) {
   const loom::xfer::CmaCosts &c = cma_costs();
   if (!c.measured) return;
   if (!c.stream_wins()) {
-    // Slow reads still beat staging on large packed streams, whose packing
-    // the pipeline overlaps and whose transport copies leave the caches:
-    // measured on the slow VM (docs/tune.md), pipelined won from 1 MiB
-    // on MPICH (its transport is slower per byte) and only at 16 MiB on
-    // Open MPI (it lost at 2 MiB).
-    const size_t from = loom::settings::kBuildFlavor == loom::settings::Flavor::mpich
-                            ? size_t(1) << 20
-                            : size_t(8) << 20;
+    // With the shared arena the receiver unpacks the stream in place:
+    // measured on the AMD EPYC VM (docs/tune.md, round trips, both MPIs),
+    // pipelined beat staging from 128 KiB (WRF x, NAS MG x, SPECFEM3D cm:
+    // 0.51-0.75x) and lost at 32-96 KiB on Open MPI (WRF y 1.5x,
+    // SPECFEM3D mt 1.25x, 32 KiB vectors 1.29x).  Without it the stream is
+    // read with cross-memory attach, and slow reads still beat staging
+    // only on large streams, whose packing the pipeline overlaps and whose
+    // transport copies leave the caches: measured on the slow Intel VM,
+    // pipelined won from 1 MiB on MPICH (its transport is slower per byte)
+    // and only at 16 MiB on Open MPI (it lost at 2 MiB).
+    const bool mpich = loom::settings::kBuildFlavor == loom::settings::Flavor::mpich;
+    const size_t from = config().bytes(Id::l2l_arena) > 0 ? size_t(128) << 10
+                        : mpich                           ? size_t(1) << 20
+                                                          : size_t(8) << 20;
     r->l2l_min = std::max(r->l2l_min, from);
     r->l2l_run = INT64_MAX;  // one segment per run never pays there
     return;
