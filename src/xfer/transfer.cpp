@@ -31,6 +31,13 @@ bool Transfer::finished(Step *out) const noexcept {
   return false;
 }
 
+size_t Transfer::published_piece(const std::atomic<uint64_t> *published) const noexcept {
+  const size_t end = offset_ + len_;
+  const size_t upto =
+      published ? std::min<size_t>(published->load(std::memory_order_acquire), end) : end;
+  return upto <= pos() ? 0 : std::min(kChunk, upto - pos());
+}
+
 namespace {
 
 // Unpacks stream bytes [offset, offset + len) of `local` from `src`.
@@ -132,11 +139,8 @@ Step StreamRead::start() noexcept {
 Step StreamRead::step() noexcept {
   Step out;
   if (finished(&out)) return out;
-  const size_t end = offset_ + len_;
-  const size_t upto =
-      published_ ? std::min<size_t>(published_->load(std::memory_order_acquire), end) : end;
-  if (upto <= pos()) return Step::blocked;
-  const size_t piece = std::min(kChunk, upto - pos());
+  const size_t piece = published_piece(published_);
+  if (piece == 0) return Step::blocked;
   if (bounce_.data) {
     iovec l{bounce_.data, piece}, r{reinterpret_cast<void *>(packed_ + pos()), piece};
     const CmaResult k = cma_readv(pid_, &l, 1, &r, 1);
@@ -146,7 +150,7 @@ Step StreamRead::step() noexcept {
     moved_ += piece;
   } else {
     // The packed stream as a layout: one run, stream byte k at packed + k.
-    const loom_status s = pair_.open(local_, byte_run(packed_, end), pos(), piece);
+    const loom_status s = pair_.open(local_, byte_run(packed_, offset_ + len_), pos(), piece);
     if (s != LOOM_OK) return fail(CmaStatus::invalid, 0, s);
     size_t got = 0;
     while (got < piece) {
@@ -183,11 +187,8 @@ Step MappedRead::start() noexcept {
 Step MappedRead::step() noexcept {
   Step out;
   if (finished(&out)) return out;
-  const size_t end = offset_ + len_;
-  const size_t upto =
-      published_ ? std::min<size_t>(published_->load(std::memory_order_acquire), end) : end;
-  if (upto <= pos()) return Step::blocked;
-  const size_t piece = std::min(kChunk, upto - pos());
+  const size_t piece = published_piece(published_);
+  if (piece == 0) return Step::blocked;
   if (!unpack(local_, stream_ + pos(), pos(), piece, threads_))
     return fail(CmaStatus::invalid, 0, LOOM_ERR_TYPE);
   moved_ += piece;

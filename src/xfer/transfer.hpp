@@ -103,6 +103,10 @@ class Transfer {
   Step fail(const CmaResult &r) noexcept { return fail(r.status, r.error, r.loom); }
   /// What step() returns before anything else: a state that is final.
   bool finished(Step *out) const noexcept;
+  /// The next piece of a stream read behind its packer: the bytes from
+  /// pos() that *published (bytes [0, *published) are packed; nullptr: all)
+  /// says are there, at most kChunk; 0 when none are yet.
+  size_t published_piece(const std::atomic<uint64_t> *published) const noexcept;
 
   size_t offset_, len_;
   size_t moved_ = 0;
