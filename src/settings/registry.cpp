@@ -119,8 +119,8 @@ const std::vector<Spec> &registry() {
        "smallest block a collective moves Loom-to-Loom (every rank decides "
        "alike from the block size); smaller blocks are staged.  Unset: the "
        "crossover loom tune measured into the profile, else this default "
-       "(never where the cross-memory attach probe finds reads slower than "
-       "copies)",
+       "(without the shared arena: never where the cross-memory attach probe "
+       "finds reads slower than copies)",
        nullptr, 1},
       // Address space, not memory: pages are reserved as the sender's
       // high-water mark of packed copies in flight rises (docs/protocol.md,
