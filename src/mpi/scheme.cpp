@@ -80,6 +80,14 @@ const loom::xfer::CmaCosts &cma_costs() {
 // the rendezvous.  The settings' defaults stand where the probe cannot run.
 void calibrate_l2l(loom::xfer::Rules *r) {
   using loom::settings::Source;
+  // With the shared arena a pipelined stream of a few MiB is a pack and an
+  // unpack that overlap, in cache: measured on the AMD EPYC VM (three
+  // launches each way, interleaved), Loom-to-Loom before the system path
+  // took NAS MG y/z and vectors of 512 B - 64 KiB runs at 1 MiB from
+  // 1.00-1.02x to 0.37-0.70x the better of hand and the system path on
+  // MPICH and from 1.01-2.08x to 0.78-1.83x on Open MPI; at 16 MiB Open
+  // MPI's own path won (1.4x), so the rule stops at 4 MiB.
+  if (config().bytes(Id::l2l_arena) > 0) r->l2l_before_system_max = size_t(4) << 20;
   if (config().value(Id::l2l_min).source == Source::environment ||
       config().value(Id::l2l_run).source == Source::environment)
     return;

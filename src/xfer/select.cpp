@@ -50,8 +50,10 @@ std::string format_us(double seconds) {
 
 Choice by_rules(const Features &f, const Rules &r, bool explain) {
   Choice c;
-  const bool system = r.prefer_system(f);
-  const bool l2l = !system && available(Scheme::pipelined, f) && f.bytes >= r.l2l_min;
+  const bool l2l_applies = available(Scheme::pipelined, f) && f.bytes >= r.l2l_min;
+  const bool system =
+      r.prefer_system(f) && !(l2l_applies && f.bytes <= r.l2l_before_system_max);
+  const bool l2l = !system && l2l_applies;
   const bool single = f.mean_run >= (double)r.l2l_run;
   c.scheme = system ? Scheme::system
              : l2l  ? (single ? Scheme::single_copy : Scheme::pipelined)

@@ -53,7 +53,16 @@ struct Rules {
   /// single copy when its mean run is at least l2l_run, pipelined below.
   size_t l2l_min = SIZE_MAX;
   int64_t l2l_run = 4096;
-  /// Whether the rules send @p f's message through the system path.
+  /// Loom-to-Loom, where it applies, comes before the system path for
+  /// messages of at most this many bytes (0: never): set where a pipelined
+  /// sender's packed copy lies in memory its receiver maps (the shared
+  /// arena), so that the stream costs a pack and an unpack that overlap,
+  /// against the system engine's pack into its cells and unpack out of
+  /// them plus its cost per run.  Larger streams leave the caches, where
+  /// the system's small cells do not.
+  size_t l2l_before_system_max = 0;
+  /// Whether the rules send @p f's message through the system path when
+  /// no Loom-to-Loom scheme comes first.
   bool prefer_system(const Features &f) const {
     return f.system_allowed && system_run > 0 && f.mean_run >= (double)system_run &&
            f.bytes >= system_min && f.bytes <= system_max;

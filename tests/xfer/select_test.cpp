@@ -186,6 +186,30 @@ TEST(Select, WithoutAProfileTheRulesDecide) {
   EXPECT_EQ(select(message(1 << 20, 4096), nullptr, r).scheme, Scheme::staged);
 }
 
+TEST(Select, LoomToLoomBeforeTheSystemPathUpToItsLimit) {
+  Rules r;
+  r.system_run = 512;
+  r.system_min = 8192;
+  r.system_max = SIZE_MAX;
+  r.l2l_min = 128 << 10;
+  r.l2l_run = INT64_MAX;
+  Features f = message(1 << 20, 2048, true, true);
+  EXPECT_EQ(select(f, nullptr, r).scheme, Scheme::system);  // no limit: never first
+  r.l2l_before_system_max = 4 << 20;
+  Choice c = select(f, nullptr, r);
+  EXPECT_EQ(c.scheme, Scheme::pipelined) << c.reason;
+  f.bytes = (4 << 20) + 1;  // past the limit
+  EXPECT_EQ(select(f, nullptr, r).scheme, Scheme::system);
+  f.bytes = 64 << 10;  // below LOOM_L2L_MIN
+  EXPECT_EQ(select(f, nullptr, r).scheme, Scheme::system);
+  f.bytes = 1 << 20;
+  f.first_use = true;  // nothing prepared yet
+  EXPECT_EQ(select(f, nullptr, r).scheme, Scheme::system);
+  f.first_use = false;
+  f.loom_peer = false;
+  EXPECT_EQ(select(f, nullptr, r).scheme, Scheme::system);
+}
+
 TEST(Select, ForcedSchemeWhereAvailable) {
   const Profile p = power_law(0, 1, {2e-9, 1e-9, kNone, kNone, kNone});
   Choice c = select(message(1 << 20, 8), &p, Rules{}, Scheme::system);
