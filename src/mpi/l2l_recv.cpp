@@ -164,10 +164,14 @@ Arrival on_arrival(const char *got, MPI_Status *st, const Side &dst, MPI_Comm pl
     retire_plain(plain_comm, st);
     return Arrival::data;
   }
-  size_t take = std::min<size_t>(dst.bytes, s->bytes);
+  // Read before the pull: once it has stored DONE the sender may reuse the
+  // slot at once, for another message of another size (a spurious
+  // MPI_ERR_TRUNCATE on correct data, seen under MPI_THREAD_MULTIPLE).
+  const uint64_t bytes = s->bytes;
+  size_t take = std::min<size_t>(dst.bytes, bytes);
   Moved m = pull(h, *s, dst, take);
   PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)take);
-  *rc = m != Moved::ok ? MPI_ERR_OTHER : take < s->bytes ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+  *rc = m != Moved::ok ? MPI_ERR_OTHER : take < bytes ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
   if (*rc != MPI_SUCCESS) st->MPI_ERROR = *rc;
   return Arrival::rdv;
 }
