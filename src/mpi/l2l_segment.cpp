@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -265,6 +266,15 @@ bool reserve_arena(size_t upto) {
   // 2 MiB steps: few calls, and a high-water mark that follows use.
   constexpr size_t step = size_t(2) << 20;
   const size_t to = std::min<size_t>(g_own->arena_bytes, (upto + step - 1) / step * step);
+  // The MPI library keeps its own transport in the same tmpfs: leave it a
+  // quarter of the file system and at least 256 MiB free (a container's
+  // small /dev/shm then means no arena, not a starved MPI).
+  struct statvfs fs;
+  if (fstatvfs(g_fd, &fs) != 0) return false;
+  const uint64_t total = (uint64_t)fs.f_blocks * fs.f_frsize;
+  const uint64_t avail = (uint64_t)fs.f_bavail * fs.f_frsize;
+  const uint64_t keep = std::max<uint64_t>(uint64_t(256) << 20, total / 4);
+  if (avail < keep + (to - g_reserved)) return false;
   if (fallocate(g_fd, 0, (off_t)(kArenaAt + g_reserved), (off_t)(to - g_reserved)) != 0)
     return false;
   g_reserved = to;
