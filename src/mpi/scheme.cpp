@@ -94,18 +94,18 @@ void calibrate_l2l(loom::xfer::Rules *r) {
   const loom::xfer::CmaCosts &c = cma_costs();
   if (!c.measured) return;
   if (!c.stream_wins()) {
-    // With the shared arena the receiver unpacks the stream in place:
-    // measured on the AMD EPYC VM (docs/tune.md, round trips, both MPIs),
-    // pipelined beat staging from 128 KiB (WRF x, NAS MG x, SPECFEM3D cm:
-    // 0.51-0.75x) and lost at 32-96 KiB on Open MPI (WRF y 1.5x,
-    // SPECFEM3D mt 1.25x, 32 KiB vectors 1.29x).  Without it the stream is
-    // read with cross-memory attach, and slow reads still beat staging
-    // only on large streams, whose packing the pipeline overlaps and whose
-    // transport copies leave the caches: measured on the slow Intel VM,
-    // pipelined won from 1 MiB on MPICH (its transport is slower per byte)
-    // and only at 16 MiB on Open MPI (it lost at 2 MiB).
+    // With the shared arena the receiver unpacks the stream in place, so
+    // LOOM_L2L_MIN's default stands: `loom tune` on the AMD EPYC VM (three
+    // interleaved repeats per scheme, both MPIs) found pipelined fastest
+    // from 32 KiB on every vector of its grid (1.5-2.1 us against staging's
+    // 2.0-5.9 at 32 KiB) and on the DDTBench layouts from 11 KiB.  Without
+    // it the stream is read with cross-memory attach, and slow reads still
+    // beat staging only on large streams, whose packing the pipeline
+    // overlaps and whose transport copies leave the caches: measured on
+    // the slow Intel VM, pipelined won from 1 MiB on MPICH (its transport
+    // is slower per byte) and only at 16 MiB on Open MPI (it lost at 2 MiB).
     const bool mpich = loom::settings::kBuildFlavor == loom::settings::Flavor::mpich;
-    const size_t from = config().bytes(Id::l2l_arena) > 0 ? size_t(128) << 10
+    const size_t from = config().bytes(Id::l2l_arena) > 0 ? 0
                         : mpich                           ? size_t(1) << 20
                                                           : size_t(8) << 20;
     r->l2l_min = std::max(r->l2l_min, from);

@@ -87,9 +87,9 @@ const std::vector<Spec> &registry() {
       {Id::l2l_min, "LOOM_L2L_MIN", Type::size, 16 * K, 16 * K, 0, T,
        "smallest non-contiguous message sent Loom-to-Loom when no profile "
        "says otherwise (contiguous ones: 16 times this); unset: this "
-       "default, or 128K with the shared arena and otherwise 1M (MPICH) / "
-       "8M (Open MPI), and no contiguous ones, where the cross-memory attach "
-       "probe finds reads slower than the transport's copies (docs/tune.md)",
+       "default, but without the shared arena 1M (MPICH) / 8M (Open MPI), "
+       "and no contiguous ones, where the cross-memory attach probe finds "
+       "reads slower than the transport's copies (docs/tune.md)",
        nullptr, 1},
       // Long enough for a receiver already waiting to start its pull (a few
       // microseconds), short enough that a late receiver costs the sender
