@@ -72,6 +72,10 @@ const loom::xfer::CmaCosts &cma_costs() {
   return c;
 }
 
+// Whether packed copies may live in the shared arena (docs/protocol.md):
+// the setting, which every rank reads alike (collectives decide by it).
+bool arena_on() { return config().bytes(Id::l2l_arena) > 0; }
+
 // Without LOOM_L2L_MIN or LOOM_L2L_RUN in the environment, the rules'
 // Loom-to-Loom thresholds come from the probe: single copy only from the
 // mean run where one segment per run still wins, and, where reading a
@@ -87,7 +91,7 @@ void calibrate_l2l(loom::xfer::Rules *r) {
   // 1.00-1.02x to 0.37-0.70x the better of hand and the system path on
   // MPICH and from 1.01-2.08x to 0.78-1.83x on Open MPI; at 16 MiB Open
   // MPI's own path won (1.4x), so the rule stops at 4 MiB.
-  if (config().bytes(Id::l2l_arena) > 0) r->l2l_before_system_max = size_t(4) << 20;
+  if (arena_on()) r->l2l_before_system_max = size_t(4) << 20;
   if (config().value(Id::l2l_min).source == Source::environment ||
       config().value(Id::l2l_run).source == Source::environment)
     return;
@@ -105,7 +109,7 @@ void calibrate_l2l(loom::xfer::Rules *r) {
     // the slow Intel VM, pipelined won from 1 MiB on MPICH (its transport
     // is slower per byte) and only at 16 MiB on Open MPI (it lost at 2 MiB).
     const bool mpich = loom::settings::kBuildFlavor == loom::settings::Flavor::mpich;
-    const size_t from = config().bytes(Id::l2l_arena) > 0 ? 0
+    const size_t from = arena_on() ? 0
                         : mpich                           ? size_t(1) << 20
                                                           : size_t(8) << 20;
     r->l2l_min = std::max(r->l2l_min, from);
@@ -293,7 +297,7 @@ size_t coll_min() {
     // EPYC VM: every collective of bench coll from 256 KiB blocks at
     // 0.30-0.76x the better of hand and the system path, both MPIs).
     if (set.source != loom::settings::Source::environment && cma_costs().measured &&
-        !cma_costs().stream_wins() && config().bytes(Id::l2l_arena) == 0) {
+        !cma_costs().stream_wins() && !arena_on()) {
       note("collectives stay staged: cross-memory attach loses to copies here");
       return loom::xfer::kCollNever;
     }

@@ -59,6 +59,18 @@ CmaResult read_batches(pid_t pid, IovPair &pair, size_t *moved) {
   return r;
 }
 
+// Moves the whole of a pair opened for exactly `piece` <= kChunk bytes
+// (one read_batches call walks all of it); *got counts what moved.  A
+// pair that ends short is an unusable pair of layouts, not progress.
+CmaResult read_piece(pid_t pid, IovPair &pair, size_t piece, size_t *got) {
+  CmaResult r = read_batches(pid, pair, got);
+  if (r.status == CmaStatus::ok && *got != piece) {
+    r.status = CmaStatus::invalid;
+    r.loom = LOOM_ERR_RANGE;
+  }
+  return r;
+}
+
 }  // namespace
 
 // --- LayoutRead ------------------------------------------------------------
@@ -84,8 +96,11 @@ Step LayoutRead::start() noexcept {
 }
 
 Step LayoutRead::direct() noexcept {
+  const size_t before = moved_;
   const CmaResult r = read_batches(pid_, pair_, &moved_);
   if (r.status != CmaStatus::ok) return fail(r);
+  // A walk that ends before len_ would otherwise say `more` forever.
+  if (moved_ == before) return fail(CmaStatus::invalid, 0, LOOM_ERR_RANGE);
   return moved_ == len_ ? Step::done : Step::more;
 }
 
@@ -98,10 +113,8 @@ Step LayoutRead::bounced() noexcept {
   const loom_status s = pair_.open(into, remote_, pos(), piece);
   if (s != LOOM_OK) return fail(CmaStatus::invalid, 0, s);
   size_t got = 0;
-  while (got < piece) {
-    const CmaResult r = read_batches(pid_, pair_, &got);
-    if (r.status != CmaStatus::ok) return fail(r);
-  }
+  const CmaResult r = read_piece(pid_, pair_, piece, &got);
+  if (r.status != CmaStatus::ok) return fail(r);  // the bounce's bytes are not in place
   if (!unpack(local_, bounce_.data, pos(), piece, threads_))
     return fail(CmaStatus::invalid, 0, LOOM_ERR_TYPE);
   moved_ += piece;
@@ -153,14 +166,9 @@ Step StreamRead::step() noexcept {
     const loom_status s = pair_.open(local_, byte_run(packed_, offset_ + len_), pos(), piece);
     if (s != LOOM_OK) return fail(CmaStatus::invalid, 0, s);
     size_t got = 0;
-    while (got < piece) {
-      const CmaResult k = read_batches(pid_, pair_, &got);
-      if (k.status != CmaStatus::ok) {
-        moved_ += got;
-        return fail(k);
-      }
-    }
-    moved_ += piece;
+    const CmaResult k = read_piece(pid_, pair_, piece, &got);
+    moved_ += got;  // scattered straight into place
+    if (k.status != CmaStatus::ok) return fail(k);
   }
   return moved_ == len_ ? Step::done : Step::more;
 }
