@@ -17,15 +17,16 @@ using IsendFn = int (*)(const void *, int, MPI_Datatype, int, int, MPI_Comm,
 // Sends (buf, count, dt) to dest Loom-to-Loom when the protocol applies
 // (a Loom peer on this node, a keyed communicator, a message the selection
 // gives to it, a free slot); kFallback when it does not (nothing was sent).
+// `staged`: (buf, count, dt) as classify() gave it for Use::staged.
 // Blocking: returns once the send is complete (pulled, or packed).
-int send(IsendFn sys, const void *buf, int count, MPI_Datatype dt, int dest,
-         int tag, MPI_Comm comm);
+int send(IsendFn sys, const Side &staged, const void *buf, int count, MPI_Datatype dt,
+         int dest, int tag, MPI_Comm comm);
 // Nonblocking: *req is the RDV's system request, a persistent one made by
 // `init` (the mode's MPI_*_init) and started here, so that its handle is
 // this op's alone (PendingOp::sys_persistent); registered with an op whose
 // completion finishes the slot.
-int isend(IsendFn init, const void *buf, int count, MPI_Datatype dt, int dest,
-          int tag, MPI_Comm comm, MPI_Request *req);
+int isend(IsendFn init, const Side &staged, const void *buf, int count, MPI_Datatype dt,
+          int dest, int tag, MPI_Comm comm, MPI_Request *req);
 
 // Whether a send to dest on comm could go Loom-to-Loom (a cheap check: the
 // peer and the communicator; the message decides later).

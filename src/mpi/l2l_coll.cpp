@@ -118,9 +118,9 @@ struct Exchange {
   int lrc = MPI_SUCCESS;
 
   ~Exchange() {
-    staging_pool().release(sb);
-    staging_pool().release(rb);
-    staging_pool().release(packed);
+    staging_release(sb);
+    staging_release(rb);
+    staging_release(packed);
     if (refs)
       for (const Moving &m : R)
         if (m.side.type) loom_type_free(m.side.type);
@@ -204,8 +204,8 @@ int Exchange::prepare(int me, const std::vector<CollBlock> &send,
   for (Moving &m : R) m.off = rbytes, rbytes += wire_len(m);
   // From here on the other ranks take this path too: no fallback, errors.
   if (sbytes > (size_t)INT32_MAX || rbytes > (size_t)INT32_MAX) return MPI_ERR_COUNT;
-  sb = staging_pool().acquire(sbytes);
-  rb = staging_pool().acquire(rbytes);
+  sb = staging_acquire(sbytes);
+  rb = staging_acquire(rbytes);
   if (!sb.data || !rb.data) return MPI_ERR_NO_MEM;
   std::memset(sb.data, 0, sbytes);
   for (size_t i = 0; i < S.size(); ++i) {
@@ -242,9 +242,9 @@ int Exchange::prepare(int me, const std::vector<CollBlock> &send,
       // Several receivers of one layout: pack it once, and let each read
       // the packed copy as one run.
       if (!packed.data) {
-        packed = staging_pool().acquire(m.bytes);
+        packed = staging_acquire(m.bytes);
         if (packed.data && pack_side(m.side, packed.data) != MPI_SUCCESS)
-          staging_pool().release(packed);
+          staging_release(packed);
       }
       if (packed.data) {
         m.side = Side{};

@@ -9,10 +9,7 @@
 namespace loom_mpi {
 namespace l2l {
 
-// Sender.  The local side of (buf, count, dt): Loom's Side of a
-// non-contiguous layout or the run of a contiguous one; false: neither.
-bool send_side(const void *buf, int count, MPI_Datatype dt, Side *s);
-// Claims and fills a slot for s to world rank w and publishes it; the RDV
+// Sender.  Claims and fills a slot for s to world rank w and publishes it; the RDV
 // to send in *rdv.  `coll`: a collective's (kCollSlots first).  The slot
 // index, or -1 (no slot, no layout).
 int64_t post(const Side &s, Scheme scheme, int w, int tag, uint64_t key, Rdv *rdv,

@@ -32,14 +32,14 @@ PackedCopy acquire_packed(size_t bytes) {
       arena().give(off, bytes);
     }
   }
-  c.staged = staging_pool().acquire(bytes);
+  c.staged = staging_acquire(bytes);
   c.data = c.staged.data;
   return c;
 }
 
 void release_packed(PackedCopy &c) {
   if (c.in_arena) arena().give(c.arena_off, c.bytes);
-  else staging_pool().release(c.staged);
+  else staging_release(c.staged);
   c = PackedCopy{};
 }
 

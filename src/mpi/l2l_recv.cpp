@@ -38,7 +38,7 @@ void spin(unsigned &n) {
 // The sender's layout could not be read: ask it to write the stream into
 // staging here, then deliver from there.
 Moved pull_pushed(Header *h, Slot &s, uint32_t from, const Side &dst, size_t take) {
-  loom::xfer::Buffer b = staging_pool().acquire(take);
+  loom::xfer::Buffer b = staging_acquire(take);
   if (!b.data) {
     s.state.store(from, std::memory_order_release);  // give it back untouched
     return Moved::failed;
@@ -59,7 +59,7 @@ Moved pull_pushed(Header *h, Slot &s, uint32_t from, const Side &dst, size_t tak
     m = dst.type && unpack_side(dst, b.data, 0, take) != MPI_SUCCESS ? Moved::failed : Moved::ok;
   }
   s.state.store(kDone, std::memory_order_release);  // the sender may reuse it now
-  staging_pool().release(b);
+  staging_release(b);
   return m;
 }
 

@@ -329,19 +329,14 @@ void announce_plain(MPI_Comm comm, int dest, int tag, size_t bytes) {
   sl.state.store(kPlain, std::memory_order_release);
 }
 
-// The local side of a send: Loom's Side for a non-contiguous layout, or
-// the one run of a contiguous one (type null).  False: not for us.
-bool send_side(const void *buf, int count, MPI_Datatype dt, Side *s) {
-  if (count <= 0 || classify(buf, count, dt, s, Use::staged) != MPI_SUCCESS) return false;
-  return s->type || contiguous_run(buf, count, dt, s);
-}
-
 // Everything before the RDV leaves: -1 when the protocol does not apply.
-int64_t prepare(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+// The local side is the caller's Use::staged classification, or for a
+// contiguous type its one run.
+int64_t prepare(Side s, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                 MPI_Comm comm, Rdv *rdv) {
   if (!enabled()) return -1;
-  Side s;
-  if (!send_side(buf, count, dt, &s) || !size_allows(s)) return -1;
+  if (!s.type && !contiguous_run(buf, count, dt, &s)) return -1;
+  if (!size_allows(s)) return -1;
   uint64_t key;
   int w = peer_dest(comm, dest, &key);
   if (w < 0) return -1;
@@ -357,10 +352,10 @@ bool may_send_to(MPI_Comm comm, int dest) {
 WaitScope::WaitScope() { ++t_wait_depth; }
 WaitScope::~WaitScope() { --t_wait_depth; }
 
-int send(IsendFn sys, const void *buf, int count, MPI_Datatype dt, int dest,
-         int tag, MPI_Comm comm) {
+int send(IsendFn sys, const Side &staged, const void *buf, int count, MPI_Datatype dt,
+         int dest, int tag, MPI_Comm comm) {
   Rdv rdv;
-  int64_t i = prepare(buf, count, dt, dest, tag, comm, &rdv);
+  int64_t i = prepare(staged, buf, count, dt, dest, tag, comm, &rdv);
   if (i < 0) return kFallback;
   MPI_Request r;
   int rc = sys(&rdv, (int)kRdvBytes, MPI_BYTE, dest, tag, comm, &r);
@@ -378,10 +373,10 @@ int send(IsendFn sys, const void *buf, int count, MPI_Datatype dt, int dest,
   return rc;
 }
 
-int isend(IsendFn init, const void *buf, int count, MPI_Datatype dt, int dest,
-          int tag, MPI_Comm comm, MPI_Request *req) {
+int isend(IsendFn init, const Side &staged, const void *buf, int count, MPI_Datatype dt,
+          int dest, int tag, MPI_Comm comm, MPI_Request *req) {
   Rdv rdv;
-  int64_t i = prepare(buf, count, dt, dest, tag, comm, &rdv);
+  int64_t i = prepare(staged, buf, count, dt, dest, tag, comm, &rdv);
   if (i < 0) return kFallback;
   const bool streamed = g_recs[i].packed.data != nullptr;
   PendingOp *op = op_new(PendingOp::kSend, comm);

@@ -39,6 +39,10 @@ struct Mirror {
   // byte (0: never timed).  Senders time their packs only when the
   // profile can weigh them (scheme.hpp: record_pack).
   mutable std::atomic<double> pack_per_byte{0};
+  // Whether a message of the layout has been chosen a scheme for with a
+  // Loom peer (scheme.cpp: first_use): the first goes by a scheme that
+  // needs no preparation.
+  mutable std::atomic<bool> used_with_peer{false};
   // What the system said about the handle when the mirror was built (size,
   // lb, extent, true lb, true extent): a re-commit that hears something else
   // found a handle freed behind Loom's back (PMPI_Type_free) and reused.

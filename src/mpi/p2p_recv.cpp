@@ -95,11 +95,11 @@ int recv_loom(const RecvPlan &p, void *buf, int count, MPI_Datatype dt, MPI_Comm
   MPI_Status tmp;
   MPI_Status *st = status_or(status, &tmp);
   loom::xfer::Buffer b;
-  if (p.room && !(b = staging_pool().acquire(p.room)).data) return kFallback;
+  if (p.room && !(b = staging_acquire(p.room)).data) return kFallback;
   Posted a = posted(p, buf, count, dt, b.data);
   int rc = post(a.buf, a.w, st);
   int u = deliver(p.dst, p.room ? b.data : nullptr, st, rc, p.rdv, p.plain_comm);
-  staging_pool().release(b);
+  staging_release(b);
   if (u == MPI_ERR_TRUNCATE && rc == MPI_SUCCESS) st->MPI_ERROR = u;
   return rc == MPI_SUCCESS && u != MPI_SUCCESS ? raise(comm, u) : rc;
 }

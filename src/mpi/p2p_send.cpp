@@ -25,43 +25,47 @@ void announce(const Side &s, int count, MPI_Datatype dt, int dest, int tag, MPI_
   l2l::announce_plain(comm, dest, tag, plain_bytes(s, count, dt));
 }
 
+// (buf, count, dt) classified once, for Use::staged: the Loom-to-Loom
+// protocol takes that; otherwise system_if_faster() makes it Use::send's.
 int send_staged(SendFn sys, l2l::IsendFn rdv, const void *buf, int count,
                 MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
-  if (rdv) {
-    int rc = l2l::send(rdv, buf, count, dt, dest, tag, comm);
-    if (rc != kFallback) return rc;
-  }
   Side s;
   if (dest != MPI_PROC_NULL) {
-    int rc = classify(buf, count, dt, &s, Use::send);
+    int rc = classify(buf, count, dt, &s, Use::staged);
     if (rc != MPI_SUCCESS) return raise(comm, rc);
+    if (rdv) {
+      rc = l2l::send(rdv, s, buf, count, dt, dest, tag, comm);
+      if (rc != kFallback) return rc;
+    }
+    system_if_faster(&s, dt);
   }
   announce(s, count, dt, dest, tag, comm);
   if (!s.type) return sys(buf, count, dt, dest, tag, comm);
-  loom::xfer::Buffer b = staging_pool().acquire(s.bytes);
+  loom::xfer::Buffer b = staging_acquire(s.bytes);
   if (!b.data || timed_pack(dt, s.bytes, [&] { return pack_side(s, b.data); }) != MPI_SUCCESS) {
     // Out of memory (or a plan Loom cannot run): the system's own path.
     note("send of %zu bytes: no staging, system datatype path", s.bytes);
-    staging_pool().release(b);
+    staging_release(b);
     return sys(buf, count, dt, dest, tag, comm);
   }
   const Wire w = wire_for(s.bytes);
   int rc = sys(b.data, w.count, w.type, dest, tag, comm);
-  staging_pool().release(b);
+  staging_release(b);
   return rc;
 }
 
 int isend_staged(IsendFn sys, bool persistent, const void *buf, int count,
                  MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                  MPI_Request *req, IsendFn l2l_init) {
-  if (l2l_init && !persistent && req) {
-    int rc = l2l::isend(l2l_init, buf, count, dt, dest, tag, comm, req);
-    if (rc != kFallback) return rc;
-  }
   Side s;
   if (dest != MPI_PROC_NULL && req) {
-    int rc = classify(buf, count, dt, &s, Use::send);
+    int rc = classify(buf, count, dt, &s, Use::staged);
     if (rc != MPI_SUCCESS) return raise(comm, rc);
+    if (l2l_init && !persistent) {
+      rc = l2l::isend(l2l_init, s, buf, count, dt, dest, tag, comm, req);
+      if (rc != kFallback) return rc;
+    }
+    system_if_faster(&s, dt);
   }
   if (!persistent) announce(s, count, dt, dest, tag, comm);
   if (!s.type) {

@@ -15,16 +15,16 @@ struct Staged {
   const void *buf;
   int count;
   MPI_Datatype dt;
-  ~Staged() { staging_pool().release(b); }
+  ~Staged() { staging_release(b); }
 };
 
 // Prepares a side: false when staging is unavailable (then the system
 // moves it unchanged).
 bool stage(const Side &s, bool pack, Staged *o) {
   if (!s.type) return true;
-  o->b = staging_pool().acquire(s.bytes);
+  o->b = staging_acquire(s.bytes);
   if (!o->b.data || (pack && pack_side(s, o->b.data) != MPI_SUCCESS)) {
-    staging_pool().release(o->b);
+    staging_release(o->b);
     return false;
   }
   const Wire w = wire_for(s.bytes);
@@ -60,7 +60,7 @@ int sendrecv_replace_l2l(void *buf, int count, MPI_Datatype dt, int dest, int se
   if (rc != MPI_SUCCESS) return raise(comm, rc);
   Staged so{{}, buf, count, dt};
   if (dest != MPI_PROC_NULL && (s.type || contiguous_run(buf, count, dt, &s))) {
-    so.b = staging_pool().acquire(s.bytes);
+    so.b = staging_acquire(s.bytes);
     if (!so.b.data) return raise(comm, MPI_ERR_NO_MEM);
     if (s.type ? pack_side(s, so.b.data) != MPI_SUCCESS
                : (std::memcpy(so.b.data, s.base, s.bytes), false))

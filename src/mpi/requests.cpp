@@ -6,12 +6,14 @@
 #include "errors.hpp"
 #include "l2l.hpp"
 
+#include <pthread.h>
 #include <sched.h>
 
 #include <algorithm>
 #include <cstring>
 
 #include <mutex>
+#include <new>
 
 namespace loom_mpi {
 namespace detail {
@@ -23,15 +25,83 @@ namespace {
 
 inline uintptr_t req_key(MPI_Request r) { return (uintptr_t)r; }
 
-// Everything below is guarded by g_mu: the table (chained buckets through
-// PendingOp::next), the recycled ops and the detached list.
+// Guarded by g_mu: the table (chained buckets through PendingOp::next)
+// and the detached list.
 std::mutex g_mu;
 std::vector<PendingOp *> *g_buckets = nullptr;  // never destroyed (atexit use)
 size_t g_count = 0;
-PendingOp *g_free = nullptr;
-unsigned g_nfree = 0;
-constexpr unsigned kMaxFree = 256;  // recycled ops kept
 PendingOp *g_detached_head = nullptr;
+
+// What a thread keeps for its next small messages, so that taking and
+// giving back an op or a small staging buffer costs no lock (the locks
+// were most of the drop-in's cost on a 1 KiB exchange): recycled ops (their
+// vectors keep their capacity) and up to kPerClass idle staging buffers
+// per size class up to 16 KiB (256 KiB at most).  Reached through a
+// thread-local pointer (plain data, so no C++ wrapper; TLS descriptors,
+// CMakeLists.txt, make it a few instructions), allocated on a thread's
+// first use; a thread-specific key's destructor gives it back when a
+// thread other than the main one ends (the main thread's lives until exit).
+struct ThreadCache {
+  static constexpr unsigned kMaxOps = 64;
+  static constexpr int kMaxShift = 14;
+  static constexpr unsigned kPerClass = 8;
+  PendingOp *ops = nullptr;
+  unsigned nops = 0;
+  struct Idle {
+    char *data[kPerClass];
+    unsigned n = 0;
+  } idle[kMaxShift + 1];
+};
+
+thread_local ThreadCache *t_cache = nullptr;
+
+void drop_thread_cache(void *p) {
+  auto *c = static_cast<ThreadCache *>(p);
+  t_cache = nullptr;
+  while (PendingOp *op = c->ops) {
+    c->ops = op->next;
+    delete op;
+  }
+  for (int s = 0; s <= ThreadCache::kMaxShift; ++s)
+    for (ThreadCache::Idle &i = c->idle[s]; i.n;) {
+      loom::xfer::Buffer b{i.data[--i.n], size_t(1) << s, s};
+      staging_pool().release(b);
+    }
+  delete c;
+}
+
+// The key is made while the library loads (no guard on the hot path) and
+// deleted when it unloads, so that no thread ending after a dlclose calls
+// into unmapped code (the caches of threads still running then leak).
+// `keyed` false: out of keys, no thread caches.
+struct CacheKey {
+  pthread_key_t key;
+  bool keyed = pthread_key_create(&key, drop_thread_cache) == 0;
+  ~CacheKey() {
+    if (keyed) pthread_key_delete(key);
+    keyed = false;
+  }
+} g_cache_key;
+
+// This thread's cache; null when none can be had (out of memory or keys,
+// or the thread is ending): callers then use the pool and the heap.
+ThreadCache *thread_cache() {
+  if (__builtin_expect(t_cache != nullptr, 1)) return t_cache;
+  if (!g_cache_key.keyed) return nullptr;
+  auto *c = new (std::nothrow) ThreadCache;
+  if (c && pthread_setspecific(g_cache_key.key, c) != 0) {
+    delete c;
+    return nullptr;
+  }
+  return t_cache = c;
+}
+
+// detail::g_live changes only under g_mu: a load and a store, no atomic
+// increment (lock-free readers see either value, as with one).
+void live_add_locked(long d) {
+  detail::g_live.store(detail::g_live.load(std::memory_order_relaxed) + d,
+                       std::memory_order_release);
+}
 
 size_t bucket_of(uintptr_t k, size_t n) {
   return (size_t)((k * 0x9E3779B97F4A7C15ull) >> 17) & (n - 1);
@@ -93,12 +163,12 @@ void destroy(PendingOp *op) {
   for (auto &p : op->packs) loom_type_free(p.side.type);
   op->unpacks.clear();
   op->packs.clear();
-  staging_pool().release(op->staging);
-  std::lock_guard<std::mutex> g(g_mu);
-  if (g_nfree < kMaxFree) {
-    op->next = g_free;
-    g_free = op;
-    ++g_nfree;
+  staging_release(op->staging);
+  ThreadCache *c = thread_cache();
+  if (c && c->nops < ThreadCache::kMaxOps) {
+    op->next = c->ops;
+    c->ops = op;
+    ++c->nops;
   } else {
     delete op;
   }
@@ -222,6 +292,33 @@ loom::xfer::StagingPool &staging_pool() {
   return *pool;
 }
 
+using loom::xfer::Buffer;
+using loom::xfer::StagingPool;
+
+Buffer staging_acquire(size_t bytes) {
+  const int c = StagingPool::class_of(bytes);
+  ThreadCache *t;
+  if (c <= ThreadCache::kMaxShift && (t = thread_cache())) {
+    ThreadCache::Idle &i = t->idle[c];
+    if (i.n) return Buffer{i.data[--i.n], size_t(1) << c, c};
+  }
+  return staging_pool().acquire(bytes);
+}
+
+void staging_release(Buffer &b) {
+  if (!b.data) return;
+  ThreadCache *t;
+  if (b.cls >= 0 && b.cls <= ThreadCache::kMaxShift && (t = thread_cache())) {
+    ThreadCache::Idle &i = t->idle[b.cls];
+    if (i.n < ThreadCache::kPerClass) {
+      i.data[i.n++] = b.data;
+      b = Buffer();
+      return;
+    }
+  }
+  staging_pool().release(b);
+}
+
 int detail::classify_slow(const void *buf, int64_t count, MPI_Datatype dt,
                           const Mirror *m, Side *s, Use use) {
   if (!comm_enabled()) return MPI_SUCCESS;
@@ -260,6 +357,12 @@ int detail::classify_slow(const void *buf, int64_t count, MPI_Datatype dt,
   s->count = count;
   s->bytes = (size_t)bytes;
   return MPI_SUCCESS;
+}
+
+void system_if_faster(Side *s, MPI_Datatype dt) {
+  if (!s->type) return;
+  const Mirror *m = find(dt);
+  if (m && prefer_system(*m, s->bytes)) *s = Side{};
 }
 
 bool contiguous_run(const void *buf, int64_t count, MPI_Datatype dt, Side *s) {
@@ -361,16 +464,14 @@ int deliver(const Side &s, const char *got, MPI_Status *st, int err, bool rdv_ch
 // ---------------------------------------------------------------------------
 
 PendingOp *op_new(PendingOp::Kind kind, MPI_Comm comm) {
-  PendingOp *op = nullptr;
-  {
-    std::lock_guard<std::mutex> g(g_mu);
-    if (g_free) {
-      op = g_free;
-      g_free = op->next;
-      --g_nfree;
-    }
+  ThreadCache *c = thread_cache();
+  PendingOp *op = c ? c->ops : nullptr;
+  if (op) {
+    c->ops = op->next;
+    --c->nops;
+  } else {
+    op = new PendingOp;
   }
-  if (!op) op = new PendingOp;
   op->kind = kind;
   op->persistent = op->sys_persistent = false;
   op->partial = kind == PendingOp::kRecv;
@@ -390,8 +491,8 @@ PendingOp *op_new(PendingOp::Kind kind, MPI_Comm comm) {
 }
 
 int op_stage(PendingOp *op, size_t bytes) {
-  staging_pool().release(op->staging);
-  op->staging = staging_pool().acquire(bytes);
+  staging_release(op->staging);
+  op->staging = staging_acquire(bytes);
   return op->staging.data ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
@@ -420,7 +521,7 @@ void op_register(PendingOp *op, MPI_Request req, bool active) {
   op->state = active ? PendingOp::State::active : PendingOp::State::inactive;
   std::lock_guard<std::mutex> g(g_mu);
   insert_locked(op);
-  detail::g_live.fetch_add(1, std::memory_order_release);
+  live_add_locked(1);
 }
 
 int claim(const MPI_Request *reqs, int n, PendingOp **ops) {
@@ -474,7 +575,10 @@ int complete(PendingOp *op, MPI_Status *st, int err, MPI_Request *handle) {
   if (op->detached) {
     // Completed behind the program's back (poll_detached_slow took it off
     // the detached list).
-    detail::g_live.fetch_sub(1, std::memory_order_release);
+    {
+      std::lock_guard<std::mutex> g(g_mu);
+      live_add_locked(-1);
+    }
     destroy(op);
     return rc;
   }
@@ -487,8 +591,8 @@ int complete(PendingOp *op, MPI_Status *st, int err, MPI_Request *handle) {
   {
     std::lock_guard<std::mutex> g(g_mu);
     remove_locked(op);
+    live_add_locked(-1);
   }
-  detail::g_live.fetch_sub(1, std::memory_order_release);
   destroy(op);
   return rc;
 }
@@ -541,8 +645,8 @@ bool release_request(PendingOp *op) {
   std::unique_lock<std::mutex> lk(g_mu);
   remove_locked(op);
   if (op->state == PendingOp::State::inactive) {
+    live_add_locked(-1);
     lk.unlock();
-    detail::g_live.fetch_sub(1, std::memory_order_release);
     destroy(op);
     return true;
   }

@@ -105,6 +105,10 @@ inline int classify(const void *buf, int64_t count, MPI_Datatype dt, Side *s,
   return detail::classify_slow(buf, count, dt, m, s, use);
 }
 
+// What classify(Use::send) gives, from what it gave for Use::staged: the
+// system's path (type null) where selection prefers it for this layout.
+void system_if_faster(Side *s, MPI_Datatype dt);
+
 // The one run of a contiguous (buf, count, dt) as a Side with no type
 // (base: the run's first byte; bytes: its length); false for anything
 // else, and for what the system must judge (count <= 0, bad buffers).
@@ -138,6 +142,14 @@ int deliver(const Side &s, const char *got, MPI_Status *st, int err, bool rdv_ch
 // The process-wide staging pool (limits from LOOM_STAGING_MAX_MB,
 // LOOM_STAGING_CACHE_MB).
 loom::xfer::StagingPool &staging_pool();
+
+// Staging for one message: the pool's, behind a per-thread cache of one
+// idle buffer per size class up to 64 KiB (128 KiB a thread at most, given
+// back to the pool when the thread ends).  A small message's buffer then
+// costs no lock: the pool's two locks were a tenth of a 1 KiB exchange.
+loom::xfer::Buffer staging_acquire(size_t bytes);
+// Gives b back (to this thread's cache or the pool) and clears it.
+void staging_release(loom::xfer::Buffer &b);
 
 // ---------------------------------------------------------------------------
 // Pending operations.
@@ -242,7 +254,7 @@ void op_register(PendingOp *op, MPI_Request req, bool active);
 // Completion path (p2p_complete.cpp and friends).
 
 namespace detail {
-extern std::atomic<long> g_live;      // registered + detached ops
+extern std::atomic<long> g_live;      // registered + detached ops (set under the table lock)
 extern std::atomic<long> g_detached;  // detached ops not yet completed
 void poll_detached_slow();
 }  // namespace detail

@@ -17,7 +17,6 @@
 #include <set>
 #include <string>
 #include <tuple>
-#include <unordered_set>
 
 #include "build_flavor.hpp"
 #include "cma_probe.hpp"
@@ -171,14 +170,11 @@ int size_class(size_t bytes) { return (int)std::floor(4 * std::log2((double)byte
 size_t class_bytes(int cls) { return (size_t)std::exp2((cls + 0.5) / 4); }
 
 // Whether this is the first message of layout m (with a Loom peer: the only
-// time that matters).  Keyed by the mirror's address: a mirror freed and
-// another built at the same address counts as seen, which costs at most a
-// first message by a prepared scheme.
+// time that matters).  A relaxed load once the layout has been used (every
+// message after the first: it used to be a global lock and a set insert).
 bool first_use(const Mirror &m) {
-  static std::mutex mu;
-  static auto *seen = new std::unordered_set<const Mirror *>;
-  std::lock_guard<std::mutex> g(mu);
-  return seen->insert(&m).second;
+  if (m.used_with_peer.load(std::memory_order_relaxed)) return false;
+  return !m.used_with_peer.exchange(true, std::memory_order_relaxed);
 }
 
 // What a decision depends on besides the profile and the settings: mean

@@ -16,13 +16,13 @@ char *allocate(size_t bytes) {
   return static_cast<char *>(std::aligned_alloc(kAlign, n ? n : kAlign));
 }
 
-int shift_for(size_t bytes) {
-  int s = StagingPool::kMinShift;
-  while (s < StagingPool::kMaxShift && (size_t(1) << s) < bytes) ++s;
-  return s;
-}
-
 }  // namespace
+
+int StagingPool::class_of(size_t bytes) {
+  if (bytes <= (size_t(1) << kMinShift)) return kMinShift;
+  const int s = 64 - __builtin_clzll((unsigned long long)(bytes - 1));
+  return s < kMaxShift ? s : kMaxShift;
+}
 
 StagingPool::StagingPool() : StagingPool(Limits()) {}
 
@@ -46,7 +46,7 @@ StagingPool::~StagingPool() {
 
 Buffer StagingPool::acquire(size_t bytes) {
   Buffer b;
-  int s = shift_for(bytes);
+  int s = class_of(bytes);
   if (s > top_shift_ || (size_t(1) << s) < bytes) {
     // Beyond the pool: this message's own allocation.
     b.data = allocate(bytes);

@@ -62,6 +62,9 @@ class StagingPool {
 
   static constexpr int kMinShift = 8;   // smallest class: 256 bytes
   static constexpr int kMaxShift = 30;  // classes never exceed 1 GiB
+  // The size class (log2 of its capacity) that serves @p bytes; kMaxShift
+  // for anything larger (then too small: such requests are oversize).
+  static int class_of(size_t bytes);
 
  private:
   struct Class {

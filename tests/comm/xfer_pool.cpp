@@ -1,6 +1,6 @@
 // The staging pool (src/xfer, no MPI): sizes and alignment, reuse, the two
 // bounds on idle memory, buffers beyond the largest class, and concurrent
-// acquire/release from several threads.
+// acquire/release from several threads, size classes.
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -77,6 +77,23 @@ void basics() {
   p.release(none);
 }
 
+// The class of a request: the smallest power of two that holds it, from
+// 256 bytes; every buffer acquire() hands out is of that class.
+void classes() {
+  CHECK(StagingPool::class_of(0) == 8 && StagingPool::class_of(1) == 8);
+  CHECK(StagingPool::class_of(256) == 8 && StagingPool::class_of(257) == 9);
+  CHECK(StagingPool::class_of(4096) == 12 && StagingPool::class_of(4097) == 13);
+  CHECK(StagingPool::class_of(size_t(1) << 30) == 30);
+  CHECK(StagingPool::class_of((size_t(1) << 30) + 1) == StagingPool::kMaxShift);
+  CHECK(StagingPool::class_of(~size_t(0)) == StagingPool::kMaxShift);
+  StagingPool p;
+  for (size_t n : {size_t(300), size_t(5000), size_t(70000)}) {
+    Buffer b = p.acquire(n);
+    CHECK(b.cls == StagingPool::class_of(n) && b.capacity == size_t(1) << b.cls);
+    p.release(b);
+  }
+}
+
 void threads() {
   StagingPool::Limits lim;
   lim.max_cached_bytes = 8 << 20;
@@ -114,6 +131,7 @@ void threads() {
 
 int main() {
   basics();
+  classes();
   threads();
   std::printf("xfer_pool: %s (%d failure%s)\n", g_fail ? "FAILED" : "passed", g_fail,
               g_fail == 1 ? "" : "s");
