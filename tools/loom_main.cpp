@@ -323,6 +323,11 @@ int main(int argc, char **argv) {
   p2p->add_flag("--sgrs", p2a.sgrs,
                 "the vector test of the SGRS paper (columns of an M x 4096 int array, "
                 "M = 64, 128, 2048; scripts/plot_sgrs.py) instead of the catalogue");
+  p2p->add_flag("--once", p2a.once,
+                "round trips with a fresh duplicate of the type for every message of Loom "
+                "and MPI (a layout used once: no preparation or cache can help; dup, commit "
+                "and free are timed too; no bandwidth table); with --schemes, compare the "
+                "selected scheme to --scheme staged");
   SchemeOptions p2ps;
   add_scheme_options(p2p, p2ps, "p2p");
   loom_bench::CommBenchArgs cola;

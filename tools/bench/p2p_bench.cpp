@@ -41,9 +41,12 @@ uint64_t data_seed(const std::string &name, int rank) {
 
 // One case on the two ranks of pc: verification, then round trips and
 // bandwidth.
+// With `once`, every round trip of the typed contenders (Loom, MPI) moves
+// its message with a fresh committed duplicate of the case's type, freed
+// after it: a layout used once (nothing prepared or cached for it).
 void run_p2p_case(const CaseDef &def, const CaseParams &params,
                   const CommTiming &opt, bool use_min, bool want_bw, bool loom_only,
-                  MPI_Comm pc, CommRow &rtt, CommRow &bw) {
+                  bool once, MPI_Comm pc, CommRow &rtt, CommRow &bw) {
   int me = 0;
   PMPI_Comm_rank(pc, &me);
   const int peer = 1 - me;
@@ -96,11 +99,39 @@ void run_p2p_case(const CaseDef &def, const CaseParams &params,
   for (int i = 0; i < W; ++i) c.hand_pack(s0, pks.get() + i * n);
 
   // ------------------------------------------------------------ operations
+  // The type a typed contender's message travels with; fresh with `once`
+  // (the drop-in's own calls for Loom, so that it sees a new layout).
+  auto take_type = [&](int k) {
+    if (!once) return mt;
+    MPI_Datatype d = MPI_DATATYPE_NULL;
+    if (k == cLoom) {
+      MPI_Type_dup(mt, &d);
+      MPI_Type_commit(&d);
+    } else {
+      PMPI_Type_dup(mt, &d);
+      PMPI_Type_commit(&d);
+    }
+    return d;
+  };
+  auto drop_type = [&](int k, MPI_Datatype d) {
+    if (!once) return;
+    if (k == cLoom) MPI_Type_free(&d);
+    else PMPI_Type_free(&d);
+  };
   auto send = [&](int k) {
     const int tag = kPingTag + k;
+    MPI_Datatype t;
     switch (k) {
-      case cLoom: MPI_Send(s0, count, mt, peer, tag, pc); break;
-      case cSys: PMPI_Send(s0, count, mt, peer, tag, pc); break;
+      case cLoom:
+        t = take_type(k);
+        MPI_Send(s0, count, t, peer, tag, pc);
+        drop_type(k, t);
+        break;
+      case cSys:
+        t = take_type(k);
+        PMPI_Send(s0, count, t, peer, tag, pc);
+        drop_type(k, t);
+        break;
       case cHand:
         c.hand_pack(s0, pks.get());
         PMPI_Send(pks.get(), ni, MPI_BYTE, peer, tag, pc);
@@ -110,9 +141,18 @@ void run_p2p_case(const CaseDef &def, const CaseParams &params,
   };
   auto recv = [&](int k, MPI_Status *st) {
     const int tag = kPingTag + k;
+    MPI_Datatype t;
     switch (k) {
-      case cLoom: MPI_Recv(d0, count, mt, peer, tag, pc, st); break;
-      case cSys: PMPI_Recv(d0, count, mt, peer, tag, pc, st); break;
+      case cLoom:
+        t = take_type(k);
+        MPI_Recv(d0, count, t, peer, tag, pc, st);
+        drop_type(k, t);
+        break;
+      case cSys:
+        t = take_type(k);
+        PMPI_Recv(d0, count, t, peer, tag, pc, st);
+        drop_type(k, t);
+        break;
       case cHand:
         PMPI_Recv(pkr.get(), ni, MPI_BYTE, peer, tag, pc, st);
         c.hand_unpack(pkr.get(), d0);
@@ -333,6 +373,9 @@ int bench_p2p(const std::vector<CaseDef> &cases, const CommBenchArgs &a,
   rtt.what =
       "microseconds per ping-pong (rank 0 sends, rank 1 receives and sends back; "
       "each side packs what it sends, unpacks what it receives)";
+  if (a.once)
+    rtt.what += "; Loom and MPI with a fresh duplicate of the type for every message "
+                "(a layout used once: its dup, commit and free included)";
   bw.key = "bw";
   bw.title = "BANDWIDTH";
   bw.what =
@@ -341,6 +384,8 @@ int bench_p2p(const std::vector<CaseDef> &cases, const CommBenchArgs &a,
       "acknowledgement";
   bw.mbs = true;
 
+  // --once is about a layout's first message: round trips only.
+  const bool want_bw = !a.no_bw && !a.once;
   bool ok = true;
   if (pc != MPI_COMM_NULL) {
     info.binding = cpu_binding(pc);
@@ -355,16 +400,17 @@ int bench_p2p(const std::vector<CaseDef> &cases, const CommBenchArgs &a,
     for (size_t i = 0; i < cases.size(); ++i) {
       progress.start(i, cases[i].name);
       CommRow r1, r2;
-      run_p2p_case(cases[i], params, opt, a.stat == "min", !a.no_bw, a.loom_only, pc, r1, r2);
+      run_p2p_case(cases[i], params, opt, a.stat == "min", want_bw, a.loom_only, a.once, pc,
+                   r1, r2);
       rtt.rows.push_back(std::move(r1));
-      if (!a.no_bw) bw.rows.push_back(std::move(r2));
+      if (want_bw) bw.rows.push_back(std::move(r2));
     }
     progress.finish();
     MPI_Comm_free(&pc);
     if (wrank == 0) {
       info.run.load_end = read_load_average();
       std::vector<CommTable> tables{rtt};
-      if (!a.no_bw) tables.push_back(bw);
+      if (want_bw) tables.push_back(bw);
       std::vector<CommSummary> sums;
       print_comm_header(stdout, info);
       for (const auto &t : tables) {

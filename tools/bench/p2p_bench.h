@@ -31,6 +31,7 @@ struct CommBenchArgs {
   bool loom_only = false;  // time only the Loom contender (loom tune; every
                            // contender is still verified)
   bool sgrs = false;     // p2p: the SGRS vector test instead of the catalogue
+  bool once = false;     // p2p: a fresh duplicate of the type per message
   std::string stat = "median";
   ProgressMode progress = ProgressMode::kAuto;
 };

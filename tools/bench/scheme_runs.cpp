@@ -32,6 +32,7 @@ std::vector<std::string> forwarded(const std::string &suite, const CommBenchArgs
   if (a.quick) v.push_back("--quick");
   if (a.no_bw) v.push_back("--no-bw");
   if (a.sgrs) v.push_back("--sgrs");
+  if (a.once) v.push_back("--once");
   return v;
 }
 
