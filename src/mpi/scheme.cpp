@@ -270,13 +270,18 @@ double pack_clock() {
 }
 
 size_t l2l_contiguous_min() {
-  // A contiguous message gains nothing from overlapped packing: it needs
-  // reads that beat copies.
-  if (config().value(Id::l2l_min).source != loom::settings::Source::environment &&
-      cma_costs().measured && !cma_costs().stream_wins())
-    return SIZE_MAX;
-  const size_t m = state().rules.l2l_min;
-  return m > SIZE_MAX / 16 ? SIZE_MAX : 16 * m;
+  // Asked for every contiguous send to a Loom peer: computed once (its
+  // inputs, the settings and the probe, are fixed for the process).
+  static const size_t v = [] {
+    // A contiguous message gains nothing from overlapped packing: it needs
+    // reads that beat copies.
+    if (config().value(Id::l2l_min).source != loom::settings::Source::environment &&
+        cma_costs().measured && !cma_costs().stream_wins())
+      return SIZE_MAX;
+    const size_t m = state().rules.l2l_min;
+    return m > SIZE_MAX / 16 ? SIZE_MAX : 16 * m;
+  }();
+  return v;
 }
 
 size_t coll_min() {
