@@ -180,7 +180,13 @@ std::string system_defect(const Side &send, const Side &recv) {
 }
 
 bool system_unsafe(const Side &send) {
-  if (is_mpich()) return false;
+  // MPICH 4.0.2 reads outside a send layout of negative extents (above:
+  // it also misplaces their data): under AddressSanitizer, PMPI_Alltoallw
+  // of 83 x vector(1,11,13,resized(0,-42,struct([2,4,1,1],[0,8,16,24],
+  // [int,short,2int,2double_precision]))) read 40 bytes past the send
+  // buffer (seed 1795688893515199410, trial 6).  Loom is still checked
+  // against the reference there.
+  if (is_mpich()) return negative_resize(*send.spec);
   for (const SigRun &r : send.sig)
     if (r.prim == LOOM_C_LONG_DOUBLE_COMPLEX) return true;
   return false;
