@@ -70,7 +70,11 @@ NodeP build(const loom_type_s *t) {
 }  // namespace
 
 const NodeP &type_plan(const loom_type_s *t) {
-  std::call_once(t->plan_once, [t] { t->plan = build(t); });
+  if (t->plan_ready.load(std::memory_order_acquire)) return t->plan;
+  std::call_once(t->plan_once, [t] {
+    t->plan = build(t);
+    t->plan_ready.store(true, std::memory_order_release);
+  });
   return t->plan;
 }
 

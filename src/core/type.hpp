@@ -51,6 +51,9 @@ struct loom_type_s {
   std::atomic<bool> committed{false};
   mutable std::once_flag plan_once;
   mutable loom::NodeP plan;  // plan of one instance, built once
+  // Set once `plan` is built (type_plan's fast path: every pack and unpack
+  // asks for the plan, and std::call_once costs four TLS accesses a call).
+  mutable std::atomic<bool> plan_ready{false};
   // Plans of `count` instances for the first counts asked for: repeated
   // calls with one count neither allocate nor touch a reference count.
   // Slots are published once (plan before count) and live with the type.
