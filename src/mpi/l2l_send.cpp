@@ -215,6 +215,13 @@ bool size_allows(const Side &s) {
   return !r.on || s.bytes >= r.rules.l2l_min;
 }
 
+// Whether a contiguous message of `bytes` goes Loom-to-Loom (read in
+// place): at an RDV's size always (Invariant R), else from
+// l2l_contiguous_min().
+bool contiguous_goes_l2l(size_t bytes) {
+  return bytes == kRdvBytes || bytes >= l2l_contiguous_min();
+}
+
 // The scheme for side s of type dt (scheme.hpp, with a Loom peer), s
 // having passed size_allows(): a Loom-to-Loom one, or false (the staged or
 // system path then decides as for any peer).  A contiguous message is read
@@ -225,7 +232,7 @@ bool choose(MPI_Datatype dt, const Side &s, Scheme *out) {
   if (s.bytes == kRdvBytes) return *out = Scheme::single_copy, true;
   if (!s.type) {
     *out = Scheme::single_copy;
-    return s.bytes >= l2l_contiguous_min();
+    return contiguous_goes_l2l(s.bytes);
   }
   const Mirror *m = find(dt);
   if (!m) return false;
@@ -342,7 +349,7 @@ int64_t prepare(Side s, const void *buf, int count, MPI_Datatype dt, int dest, i
     const Mirror *m = find(dt);
     int64_t n;
     if (m && m->contig && !__builtin_mul_overflow((int64_t)count, m->size, &n) &&
-        (size_t)n != kRdvBytes && (size_t)n < l2l_contiguous_min())
+        !contiguous_goes_l2l((size_t)n))
       return -1;
     if (!contiguous_run(buf, count, dt, &s)) return -1;
   }

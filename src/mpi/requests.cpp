@@ -48,7 +48,7 @@ struct ThreadCache {
   PendingOp *ops = nullptr;
   unsigned nops = 0;
   struct Idle {
-    char *data[kPerClass];
+    loom::xfer::Buffer b[kPerClass];
     unsigned n = 0;
   } idle[kMaxShift + 1];
 };
@@ -62,11 +62,8 @@ void drop_thread_cache(void *p) {
     c->ops = op->next;
     delete op;
   }
-  for (int s = 0; s <= ThreadCache::kMaxShift; ++s)
-    for (ThreadCache::Idle &i = c->idle[s]; i.n;) {
-      loom::xfer::Buffer b{i.data[--i.n], size_t(1) << s, s};
-      staging_pool().release(b);
-    }
+  for (ThreadCache::Idle &i : c->idle)
+    while (i.n) staging_pool().release(i.b[--i.n]);
   delete c;
 }
 
@@ -300,7 +297,7 @@ Buffer staging_acquire(size_t bytes) {
   ThreadCache *t;
   if (c <= ThreadCache::kMaxShift && (t = thread_cache())) {
     ThreadCache::Idle &i = t->idle[c];
-    if (i.n) return Buffer{i.data[--i.n], size_t(1) << c, c};
+    if (i.n) return i.b[--i.n];
   }
   return staging_pool().acquire(bytes);
 }
@@ -311,7 +308,7 @@ void staging_release(Buffer &b) {
   if (b.cls >= 0 && b.cls <= ThreadCache::kMaxShift && (t = thread_cache())) {
     ThreadCache::Idle &i = t->idle[b.cls];
     if (i.n < ThreadCache::kPerClass) {
-      i.data[i.n++] = b.data;
+      i.b[i.n++] = b;
       b = Buffer();
       return;
     }

@@ -99,38 +99,26 @@ void run_p2p_case(const CaseDef &def, const CaseParams &params,
   for (int i = 0; i < W; ++i) c.hand_pack(s0, pks.get() + i * n);
 
   // ------------------------------------------------------------ operations
-  // The type a typed contender's message travels with; fresh with `once`
-  // (the drop-in's own calls for Loom, so that it sees a new layout).
-  auto take_type = [&](int k) {
-    if (!once) return mt;
+  // Runs f with the type a typed contender's message travels with: the
+  // case's, or with `once` a fresh committed duplicate freed after it (the
+  // drop-in's own calls for Loom, so that it sees a new layout).
+  auto with_type = [&](int k, auto &&f) {
+    if (!once) return f(mt);
+    const bool loom = k == cLoom;
     MPI_Datatype d = MPI_DATATYPE_NULL;
-    if (k == cLoom) {
-      MPI_Type_dup(mt, &d);
-      MPI_Type_commit(&d);
-    } else {
-      PMPI_Type_dup(mt, &d);
-      PMPI_Type_commit(&d);
-    }
-    return d;
-  };
-  auto drop_type = [&](int k, MPI_Datatype d) {
-    if (!once) return;
-    if (k == cLoom) MPI_Type_free(&d);
-    else PMPI_Type_free(&d);
+    (loom ? MPI_Type_dup : PMPI_Type_dup)(mt, &d);
+    (loom ? MPI_Type_commit : PMPI_Type_commit)(&d);
+    f(d);
+    (loom ? MPI_Type_free : PMPI_Type_free)(&d);
   };
   auto send = [&](int k) {
     const int tag = kPingTag + k;
-    MPI_Datatype t;
     switch (k) {
       case cLoom:
-        t = take_type(k);
-        MPI_Send(s0, count, t, peer, tag, pc);
-        drop_type(k, t);
+        with_type(k, [&](MPI_Datatype t) { MPI_Send(s0, count, t, peer, tag, pc); });
         break;
       case cSys:
-        t = take_type(k);
-        PMPI_Send(s0, count, t, peer, tag, pc);
-        drop_type(k, t);
+        with_type(k, [&](MPI_Datatype t) { PMPI_Send(s0, count, t, peer, tag, pc); });
         break;
       case cHand:
         c.hand_pack(s0, pks.get());
@@ -141,17 +129,12 @@ void run_p2p_case(const CaseDef &def, const CaseParams &params,
   };
   auto recv = [&](int k, MPI_Status *st) {
     const int tag = kPingTag + k;
-    MPI_Datatype t;
     switch (k) {
       case cLoom:
-        t = take_type(k);
-        MPI_Recv(d0, count, t, peer, tag, pc, st);
-        drop_type(k, t);
+        with_type(k, [&](MPI_Datatype t) { MPI_Recv(d0, count, t, peer, tag, pc, st); });
         break;
       case cSys:
-        t = take_type(k);
-        PMPI_Recv(d0, count, t, peer, tag, pc, st);
-        drop_type(k, t);
+        with_type(k, [&](MPI_Datatype t) { PMPI_Recv(d0, count, t, peer, tag, pc, st); });
         break;
       case cHand:
         PMPI_Recv(pkr.get(), ni, MPI_BYTE, peer, tag, pc, st);
