@@ -25,8 +25,7 @@ int allgather_l2l(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
   std::vector<l2l::CollBlock> sb, rb;
   const Variant var = v ? Variant::v : Variant::uniform;
   if (!l2l_blocks(make_side(rbuf, in.size, var, rcount, rcounts, displs, nullptr, rtype,
-                            nullptr),
-                  nullptr, &rb))
+                            nullptr), &rb))
     return kFallback;
   const size_t me = (size_t)in.rank;
   l2l::CollBlock mine = in_place ? rb[me] : l2l::CollBlock{0, (uintptr_t)sbuf, scount, stype};
@@ -102,15 +101,15 @@ int alltoall_l2l(Variant var, const void *sbuf, int scount, const int *scounts,
   if (var != Variant::uniform && (!scounts || !sdispls || !rcounts || !rdispls))
     return kFallback;
   if (var == Variant::w && (!stypes || !rtypes)) return kFallback;
-  if (var == Variant::uniform && !l2l::coll_block_may_fit(rcount, rtype)) return kFallback;
-  std::vector<l2l::CollBlock> sb, rb;
-  if (!l2l_blocks(make_side(sbuf, in.size, var, scount, scounts, sdispls, nullptr, stype,
-                            stypes),
-                  nullptr, &sb) ||
-      !l2l_blocks(make_side(rbuf, in.size, var, rcount, rcounts, rdispls, nullptr, rtype,
-                            rtypes),
-                  nullptr, &rb))
+  const SideSpec ss = make_side(sbuf, in.size, var, scount, scounts, sdispls, nullptr, stype,
+                                stypes),
+                 rs = make_side(rbuf, in.size, var, rcount, rcounts, rdispls, nullptr, rtype,
+                                rtypes);
+  // Uniform: one block size for all, so the receive side's says it.
+  if (var == Variant::uniform ? !l2l_may_fit(rs) : !l2l_may_fit(ss) && !l2l_may_fit(rs))
     return kFallback;
+  std::vector<l2l::CollBlock> sb, rb;
+  if (!l2l_blocks(ss, &sb) || !l2l_blocks(rs, &rb)) return kFallback;
   const l2l::CollShape shape = var == Variant::uniform ? l2l::CollShape::uniform
                                : var == Variant::v     ? l2l::CollShape::v
                                                        : l2l::CollShape::w;

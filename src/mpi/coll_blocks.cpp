@@ -93,6 +93,12 @@ int plan_side(const SideSpec &s, bool recv, Staged *out) {
     const int count = s.count_of(i);
     if (count == 0) continue;
     if (count < 0) return leave(out);
+    const bool proc_null = s.peer_of(i) == MPI_PROC_NULL;
+    if (proc_null && s.counts) {
+      b.skip = true;  // nothing of it on the wire: a count of 0 there
+      continue;
+    }
+    b.skip = proc_null;
     const MPI_Datatype dt = s.type_of(i);
     const Mirror *m = find(dt);
     if (!m) {
@@ -197,7 +203,18 @@ int unpack_blocks(const Staged &s) {
   return MPI_SUCCESS;
 }
 
-bool l2l_blocks(const SideSpec &s, const int *peers, std::vector<l2l::CollBlock> *out) {
+bool l2l_may_fit(const SideSpec &s) {
+  if (!s.types && !s.counts && !s.peers)
+    return s.n > 0 && l2l::coll_block_may_fit(s.count, s.type);
+  for (int i = 0; i < s.n; ++i) {
+    if (s.peer_of(i) == MPI_PROC_NULL) continue;
+    const int count = s.count_of(i);
+    if (count != 0 && l2l::coll_block_may_fit(count, s.type_of(i))) return true;
+  }
+  return false;
+}
+
+bool l2l_blocks(const SideSpec &s, std::vector<l2l::CollBlock> *out) {
   out->clear();
   out->reserve((size_t)s.n);
   for (int i = 0; i < s.n; ++i) {
@@ -211,7 +228,7 @@ bool l2l_blocks(const SideSpec &s, const int *peers, std::vector<l2l::CollBlock>
       if (!m && resolve(t, &m) != Resolved::ok) return false;
       disp = (intptr_t)(s.displs ? (int64_t)s.displs[i] : (int64_t)i * count) * m->extent;
     }
-    out->push_back(l2l::CollBlock{peers ? peers[i] : i,
+    out->push_back(l2l::CollBlock{s.peer_of(i),
                                   (uintptr_t)s.buf + (uintptr_t)disp, count, t});
   }
   return true;

@@ -35,9 +35,14 @@ struct SideSpec {
   const int *displs = nullptr;
   const MPI_Aint *adispls = nullptr;
   bool byte_displs = false;
+  // Block i's peer (null: rank i).  Blocks of MPI_PROC_NULL peers (a
+  // non-periodic cartesian edge) move nothing: the standard leaves those
+  // receive blocks untouched.
+  const int *peers = nullptr;
 
   int count_of(int i) const { return counts ? counts[i] : count; }
   MPI_Datatype type_of(int i) const { return types ? types[i] : type; }
+  int peer_of(int i) const { return peers ? peers[i] : i; }
 };
 
 // The shapes of per-peer blocks: one count and type for all (uniform),
@@ -46,11 +51,13 @@ struct SideSpec {
 enum class Variant { uniform, v, w };
 
 // A side as the program passed it (displs: int; adispls: MPI_Aint, only
-// Neighbor_alltoallw).
+// Neighbor_alltoallw; peers: SideSpec::peers).
 inline SideSpec make_side(const void *buf, int n, Variant var, int count,
                           const int *counts, const int *displs, const MPI_Aint *adispls,
-                          MPI_Datatype type, const MPI_Datatype *types) {
+                          MPI_Datatype type, const MPI_Datatype *types,
+                          const int *peers = nullptr) {
   SideSpec s;
+  s.peers = peers;
   s.buf = buf;
   s.n = n;
   s.count = count;
@@ -121,7 +128,10 @@ struct Staged {
 // the system, unchanged, when its types are contiguous or declined by
 // Loom, when the system must judge an argument (negative count, null
 // buffer, uncommitted type), or when it holds more than INT_MAX bytes.
-// Blocks with a zero count are never looked at.
+// Blocks with a zero count are never looked at, nor are the blocks of
+// MPI_PROC_NULL peers where blocks have counts of their own (v, w: uniform
+// sides keep every block's place in the stream); those blocks are marked
+// skip.
 int plan_side(const SideSpec &s, bool recv, Staged *out);
 // Hands a staged side back to the system (unchanged) when every block it
 // would move is one the system's datatype path serves better; plan_side
@@ -149,11 +159,17 @@ inline bool all_known_pass(const MPI_Datatype *types, const int *counts, int n) 
 int pack_blocks(const Staged &s, int only = -1);
 int unpack_blocks(const Staged &s);
 
+// Whether a block of s that moves (a peer other than MPI_PROC_NULL, a
+// nonzero count) may be large enough for the Loom-to-Loom exchange
+// (l2l::coll_block_may_fit).  When no block of either side may, the
+// exchange would fall back: callers skip building its blocks.
+bool l2l_may_fit(const SideSpec &s);
+
 // The blocks of side s for the Loom-to-Loom exchange (l2l_coll.hpp): block
-// i with peer peers[i] (peers null: rank i), at the user's buffer plus its
-// displacement.  False when a displacement needs an extent Loom does not
-// know (the type is left to the system to judge).
-bool l2l_blocks(const SideSpec &s, const int *peers, std::vector<l2l::CollBlock> *out);
+// i with its peer, at the user's buffer plus its displacement.  False when
+// a displacement needs an extent Loom does not know (the type is left to
+// the system to judge).
+bool l2l_blocks(const SideSpec &s, std::vector<l2l::CollBlock> *out);
 
 }  // namespace coll
 }  // namespace loom_mpi

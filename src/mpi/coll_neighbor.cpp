@@ -39,13 +39,6 @@ int neighbor_alltoallw_c(const void *sb, const int *scs, const MPI_Aint *sds,
 #define LOOM_NEIGHBOR_W_DEGREE_FIX 0
 #endif
 
-void skip_proc_null(Staged &s, const std::vector<int> &peers) {
-  if (!s.on) return;
-  for (size_t i = 0; i < s.blocks.size(); ++i)
-    if (peers[i] == MPI_PROC_NULL) s.blocks[i].skip = true;
-  drop_if_system(&s);
-}
-
 // Neighbor_allgather(v): one send block for every destination, one receive
 // block per source.
 int neighbor_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
@@ -63,17 +56,17 @@ int neighbor_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *r
     return sys(sbuf, scount, stype, rbuf, rcount, rcounts, displs, rtype);
   };
   if (known_pass(stype) && known_pass(rtype)) return unchanged();
-  std::vector<int> srcs, dsts;
-  if (!comm_enabled() || !neighbors(comm, &srcs, &dsts)) return unchanged();
-  const int indeg = (int)srcs.size(), outdeg = (int)dsts.size();
+  const Topology *topo = comm_enabled() ? topology(comm) : nullptr;
+  if (!topo) return unchanged();
+  const int indeg = topo->indeg, outdeg = topo->outdeg;
   if (v && indeg > 0 && (!rcounts || !displs)) return unchanged();
   Call call(comm, req);
   int rc = call.plan(make_side(sbuf, outdeg > 0 ? 1 : 0, Variant::uniform, scount, nullptr,
                                nullptr, nullptr, stype, nullptr),
                      make_side(rbuf, indeg, v ? Variant::v : Variant::uniform, rcount,
-                               rcounts, displs, nullptr, rtype, nullptr));
+                               rcounts, displs, nullptr, rtype, nullptr,
+                               topo->sources.data()));
   if (rc != MPI_SUCCESS) return raise(comm, rc);
-  skip_proc_null(call.recv(), srcs);
   if (!call.staged() || !call.start()) return unchanged();
   const Staged &S = call.send();
   Staged &R = call.recv();
@@ -86,29 +79,26 @@ int neighbor_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *r
 // The neighbourhood all-to-alls between Loom processes (l2l_coll.hpp),
 // over the same system collective in bytes; kFallback when they do not
 // apply.
-int neighbor_l2l(Variant var, const void *sbuf, int scount, const int *scounts,
+int neighbor_l2l(const Topology &topo, Variant var, const void *sbuf, int scount, const int *scounts,
                  const int *sdispls, const MPI_Aint *sadispls, MPI_Datatype stype,
                  const MPI_Datatype *stypes, void *rbuf, int rcount, const int *rcounts,
                  const int *rdispls, const MPI_Aint *radispls, MPI_Datatype rtype,
                  const MPI_Datatype *rtypes, MPI_Comm comm, MPI_Request *req) {
   Intra in;
-  int indeg, outdeg;
-  std::vector<int> srcs, dsts;
-  if (!in.open(comm) || !degrees(comm, &indeg, &outdeg) || !neighbors(comm, &srcs, &dsts))
-    return kFallback;
+  if (!in.open(comm)) return kFallback;
+  const int indeg = topo.indeg, outdeg = topo.outdeg;
   const bool v = var != Variant::uniform, w = var == Variant::w;
   if (v && ((outdeg > 0 && (!scounts || (w ? !sadispls : !sdispls))) ||
             (indeg > 0 && (!rcounts || (w ? !radispls : !rdispls)))))
     return kFallback;
   if (w && ((outdeg > 0 && !stypes) || (indeg > 0 && !rtypes))) return kFallback;
+  const SideSpec ss = make_side(sbuf, outdeg, var, scount, scounts, sdispls, sadispls,
+                                stype, stypes, topo.dests.data()),
+                 rs = make_side(rbuf, indeg, var, rcount, rcounts, rdispls, radispls, rtype,
+                                rtypes, topo.sources.data());
+  if (!l2l_may_fit(ss) && !l2l_may_fit(rs)) return kFallback;
   std::vector<l2l::CollBlock> sb, rb;
-  if (!l2l_blocks(make_side(sbuf, outdeg, var, scount, scounts, sdispls, sadispls, stype,
-                            stypes),
-                  dsts.data(), &sb) ||
-      !l2l_blocks(make_side(rbuf, indeg, var, rcount, rcounts, rdispls, radispls, rtype,
-                            rtypes),
-                  srcs.data(), &rb))
-    return kFallback;
+  if (!l2l_blocks(ss, &sb) || !l2l_blocks(rs, &rb)) return kFallback;
   const l2l::CollShape shape = !v ? l2l::CollShape::uniform
                                : !w ? l2l::CollShape::v
                                     : l2l::CollShape::w;
@@ -172,16 +162,18 @@ int neighbor_alltoall(Variant var, const void *sbuf, int scount, const int *scou
   };
   // Loom-to-Loom first, contiguous types too: every rank must take the
   // same path, whatever its own types are.
-  if (l2l::coll_possible(comm)) {
-    int rc = neighbor_l2l(var, sbuf, scount, scounts, sdispls, sadispls, stype, stypes, rbuf,
+  const Topology *topo = l2l::coll_possible(comm) ? topology(comm) : nullptr;
+  if (topo) {
+    int rc = neighbor_l2l(*topo, var, sbuf, scount, scounts, sdispls, sadispls, stype, stypes, rbuf,
                           rcount, rcounts, rdispls, radispls, rtype, rtypes, comm, req);
     if (rc != kFallback) return rc;
   }
   if (var != Variant::w && known_pass(stype) && known_pass(rtype)) return unchanged();
-  if (!comm_enabled() || !degrees(comm, &indeg, &outdeg)) {
-    indeg = outdeg = -1;
-    return unchanged();
-  }
+  if (!comm_enabled()) return unchanged();
+  if (!topo) topo = topology(comm);
+  if (!topo) return unchanged();
+  indeg = topo->indeg;
+  outdeg = topo->outdeg;
   const bool v = var != Variant::uniform, w = var == Variant::w;
   if (v && ((outdeg > 0 && (!scounts || (w ? !sadispls : !sdispls))) ||
             (indeg > 0 && (!rcounts || (w ? !radispls : !rdispls)))))
@@ -189,15 +181,13 @@ int neighbor_alltoall(Variant var, const void *sbuf, int scount, const int *scou
   if (w && ((outdeg > 0 && !stypes) || (indeg > 0 && !rtypes))) return unchanged();
   if (w && all_known_pass(stypes, scounts, outdeg) && all_known_pass(rtypes, rcounts, indeg))
     return unchanged();
-  std::vector<int> srcs, dsts;
-  if (!neighbors(comm, &srcs, &dsts)) return unchanged();
   Call call(comm, req);
   int rc = call.plan(
-      make_side(sbuf, outdeg, var, scount, scounts, sdispls, sadispls, stype, stypes),
-      make_side(rbuf, indeg, var, rcount, rcounts, rdispls, radispls, rtype, rtypes));
+      make_side(sbuf, outdeg, var, scount, scounts, sdispls, sadispls, stype, stypes,
+                topo->dests.data()),
+      make_side(rbuf, indeg, var, rcount, rcounts, rdispls, radispls, rtype, rtypes,
+                topo->sources.data()));
   if (rc != MPI_SUCCESS) return raise(comm, rc);
-  skip_proc_null(call.send(), dsts);
-  skip_proc_null(call.recv(), srcs);
   if (!call.staged() || !call.start()) return unchanged();
   Staged &S = call.send(), &R = call.recv();
   if (v) {

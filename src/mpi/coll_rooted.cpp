@@ -80,8 +80,7 @@ int gather_l2l(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int
       rb;
   if (at_root) {
     if (!l2l_blocks(make_side(rbuf, in.size, v ? Variant::v : Variant::uniform, rcount,
-                              rcounts, displs, nullptr, rtype, nullptr),
-                    nullptr, &rb))
+                              rcounts, displs, nullptr, rtype, nullptr), &rb))
       return kFallback;
     if (in_place) rb[(size_t)root].peer = MPI_PROC_NULL;
   }
@@ -104,8 +103,7 @@ int scatter_l2l(const void *sbuf, int scount, bool v, const int *scounts, const 
   std::vector<l2l::CollBlock> sb, rb{one_block(in_place ? MPI_PROC_NULL : root, rbuf, rcount, rtype)};
   if (at_root) {
     if (!l2l_blocks(make_side(sbuf, in.size, v ? Variant::v : Variant::uniform, scount,
-                              scounts, displs, nullptr, stype, nullptr),
-                    nullptr, &sb))
+                              scounts, displs, nullptr, stype, nullptr), &sb))
       return kFallback;
     if (in_place) sb[(size_t)root].peer = MPI_PROC_NULL;
   }

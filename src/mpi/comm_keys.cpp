@@ -113,6 +113,8 @@ uint64_t comm_key(MPI_Comm comm) {
   return key;
 }
 
+uint64_t comm_epoch() { return g_epoch.load(std::memory_order_acquire); }
+
 int world_rank(MPI_Comm comm, int rank) {
   if (rank < 0) return -1;
   if (comm == MPI_COMM_WORLD) return rank;

@@ -13,6 +13,11 @@ namespace loom_mpi {
 // never carries Loom-to-Loom messages).
 uint64_t comm_key(MPI_Comm comm);
 
+// A number that moves whenever Loom sees a communicator created or freed:
+// what is cached about a communicator handle stays valid while it does not
+// move (a freed handle's value may come back for another communicator).
+uint64_t comm_epoch();
+
 // The world rank of `rank` in intracommunicator comm; -1 when unknown
 // (an intercommunicator, MPI_PROC_NULL, a bad rank).
 int world_rank(MPI_Comm comm, int rank);
