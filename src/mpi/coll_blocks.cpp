@@ -80,7 +80,10 @@ int plan_side(const SideSpec &s, bool recv, Staged *out) {
   out->total = 0;
   out->unit = 1;
   out->wtype = MPI_BYTE;
-  if (s.n <= 0) return MPI_SUCCESS;
+  if (s.n <= 0) {
+    out->blocks.clear();
+    return MPI_SUCCESS;
+  }
   int64_t unit = 0;     // one-type sides: the type's size
   int64_t true_lb = 0;  // one-type sides: the type's true lb
   out->blocks.assign((size_t)s.n, Block());
