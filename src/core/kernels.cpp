@@ -209,8 +209,8 @@ char *k_vec_vec_tile(const Node &n, char *base, char *s, int64_t i0, int64_t i1)
   // of each at a time, and the rows are written from there: K loads of B
   // bytes from K streams for every row ran at 8.9 GB/s on FFT2D's 2 MiB
   // (16-byte blocks, K = 4, streams 512 bytes apart; AMD EPYC VM), from the
-  // tile at 15.9.  Packing through a tile lost (34 -> 28 GB/s): the K
-  // stores into the streams combine as they are.
+  // tile at 15.9.  Packing through a tile lost (34 -> 28 GB/s), so packs
+  // store into the streams directly.
   constexpr int64_t kTile = 256, kRows = kTile / B;
   alignas(64) char tile[Pack ? 1 : K][Pack ? 1 : kTile];
   for (; i + K <= i1; i += K, p += K * st, s += K * span) {
