@@ -3,7 +3,7 @@
 # what is missing and fails.
 set -e
 PKGS="g++ cmake ninja-build make pkg-config libmpich-dev mpich libopenmpi-dev
-openmpi-bin libgtest-dev libcli11-dev libfmt-dev nlohmann-json3-dev libxxhash-dev libhwy-dev valgrind
+openmpi-bin gfortran libgtest-dev libcli11-dev libfmt-dev nlohmann-json3-dev libxxhash-dev libhwy-dev valgrind
 python3-matplotlib python3-mpi4py python3-numpy"
 missing=""
 for p in $PKGS; do
