@@ -69,9 +69,14 @@ inline void set_err(MPI_Fint *ierr, int rc) {
 inline void set_logical(MPI_Fint *flag, int c) { *flag = c ? 1 : 0; }
 
 // A C status for a Fortran one; written back by Status::out after the call.
+// It starts as a copy of the Fortran one: a call leaves some fields alone
+// (MPI_ERROR, but in the -all and -some calls), and Open MPI's bindings,
+// which hand the Fortran status over as it is, keep them.
 class Status {
  public:
-  explicit Status(MPI_Fint *f) : f_(f == &mpi_fortran_status_ignore_ ? nullptr : f) {}
+  explicit Status(MPI_Fint *f) : f_(f == &mpi_fortran_status_ignore_ ? nullptr : f) {
+    if (f_) PMPI_Status_f2c(f_, &c_);
+  }
   MPI_Status *c() { return f_ ? &c_ : MPI_STATUS_IGNORE; }
   void out(int rc) {
     if (f_ && rc == MPI_SUCCESS) PMPI_Status_c2f(&c_, f_);
@@ -82,19 +87,24 @@ class Status {
   MPI_Fint *f_;
 };
 
-// C statuses for an array of n Fortran ones (MPI_STATUS_SIZE integers each).
+// C statuses for an array of n Fortran ones (MPI_STATUS_SIZE integers each),
+// copied in and out as Status does.
 class Statuses {
  public:
   Statuses(MPI_Fint *f, int n)
-      : f_(f == &mpi_fortran_statuses_ignore_ ? nullptr : f), c_(f_ && n > 0 ? n : 0) {}
+      : f_(f == &mpi_fortran_statuses_ignore_ ? nullptr : f), c_(f_ && n > 0 ? n : 0) {
+    for (size_t i = 0; i < c_.size(); ++i) PMPI_Status_f2c(f_ + i * kInts, &c_[i]);
+  }
   MPI_Status *c() { return f_ ? c_.data() : MPI_STATUSES_IGNORE; }
   // Statuses 0..n-1 (where the call filled them: MPI_ERR_IN_STATUS too).
   void out(int rc, int n) {
     if (!f_ || (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)) return;
     for (int i = 0; i < n; ++i)
-      PMPI_Status_c2f(&c_[(size_t)i], f_ + (size_t)i * (sizeof(MPI_Status) / sizeof(int)));
+      PMPI_Status_c2f(&c_[(size_t)i], f_ + (size_t)i * kInts);
   }
+
  private:
+  static constexpr size_t kInts = sizeof(MPI_Status) / sizeof(MPI_Fint);  // MPI_STATUS_SIZE
   MPI_Fint *f_;
   std::vector<MPI_Status> c_;
 };

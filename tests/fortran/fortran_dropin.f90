@@ -1,7 +1,8 @@
 ! A Fortran program (mpif.h-style `use mpi`) through the drop-in, 2 ranks:
-! point-to-point in every completion style, persistent requests, probes,
-! Sendrecv_replace, collectives with derived types and MPI_IN_PLACE, a
-! cartesian neighbourhood exchange and a duplicated communicator, with
+! point-to-point in every completion style, persistent requests, probes and
+! matched probes, Sendrecv_replace, collectives with derived types and
+! MPI_IN_PLACE, a cartesian neighbourhood exchange and a duplicated
+! communicator, with
 ! messages large enough to go Loom-to-Loom.  C code in the same program
 ! (c_side.c) sends to and receives from the Fortran code: a C send that
 ! went Loom-to-Loom must reach a Fortran receive as data.  Every call's
@@ -15,7 +16,7 @@ program fortran_dropin
   character(len=16) :: how
   integer, parameter :: NB = 1024, NL = 16384, NV = 8 * NB
   integer :: ierr, rank, nprocs, other, total, i, k, n, idx, done, round
-  integer :: vec, vecl, colw, cart, dup
+  integer :: vec, vecl, colw, cart, dup, msg
   integer :: st(MPI_STATUS_SIZE), sts(MPI_STATUS_SIZE, 2), reqs(2), idxs(2)
   integer :: types_s(2), types_r(2), counts_s(2), counts_r(2), displs(2)
   integer(kind=MPI_ADDRESS_KIND) :: adispls(2), lb, extent
@@ -58,9 +59,17 @@ program fortran_dropin
     call check(ierr, 'probe')
     call MPI_Get_count(st, MPI_DOUBLE_PRECISION, n, ierr)
     if (n /= NV) call fail('probe count of a C send', n)
+    ! Matched probe and receive leave the status's MPI_ERROR alone (only the
+    ! calls of several requests set it).
+    st(MPI_ERROR) = MPI_ERR_DIMS
+    call MPI_Mprobe(0, 1, MPI_COMM_WORLD, msg, st, ierr)
+    call check(ierr, 'mprobe')
+    if (st(MPI_ERROR) /= MPI_ERR_DIMS) call fail('mprobe wrote MPI_ERROR', st(MPI_ERROR))
     b = -1
-    call MPI_Recv(b, NV, MPI_DOUBLE_PRECISION, 0, 1, MPI_COMM_WORLD, st, ierr)
-    call check(ierr, 'recv of a C send')
+    call MPI_Mrecv(b, NV, MPI_DOUBLE_PRECISION, msg, st, ierr)
+    call check(ierr, 'mrecv of a C send')
+    if (st(MPI_ERROR) /= MPI_ERR_DIMS) call fail('mrecv wrote MPI_ERROR', st(MPI_ERROR))
+    if (msg /= MPI_MESSAGE_NULL) call fail('mrecv left the message handle', msg)
     call MPI_Get_count(st, MPI_DOUBLE_PRECISION, n, ierr)
     if (n /= NV) call fail('count of a C send', n)
     call expect_packed(b, 0d0, 'recv of a C send')
