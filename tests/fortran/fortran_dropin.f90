@@ -2,13 +2,12 @@
 ! point-to-point in every completion style, persistent requests, probes and
 ! matched probes, Sendrecv_replace, collectives with derived types and
 ! MPI_IN_PLACE, a cartesian neighbourhood exchange and a duplicated
-! communicator, with
-! messages large enough to go Loom-to-Loom.  C code in the same program
-! (c_side.c) sends to and receives from the Fortran code: a C send that
-! went Loom-to-Loom must reach a Fortran receive as data.  Every call's
-! ierr and every element are checked; prints "No Errors" and exits 0 when
-! all pass.  Argument "c": MPI starts from C, as in a C main program that
-! calls Fortran code; otherwise from Fortran.
+! communicator, with messages large enough to go Loom-to-Loom.  C code in
+! the same program (c_side.c) sends to and receives from the Fortran code:
+! a C send that went Loom-to-Loom must reach a Fortran receive as data.
+! Every call's ierr and every element are checked; prints "No Errors" and
+! exits 0 when all pass.  Argument "c": MPI starts from C, as in a C main
+! program that calls Fortran code; otherwise from Fortran.
 program fortran_dropin
   use mpi
   use harness
