@@ -11,7 +11,8 @@
 //
 // Each intercepted call gets two entry points, the gfortran name (mpi_send_:
 // mpif.h and `use mpi`) and Open MPI's internal one (ompi_send_f: `use
-// mpi_f08`), both defined by LOOM_FORTRAN.  A wrapper converts handles and
+// mpi_f08`), both defined by LOOM_FORTRAN; twelve get a third
+// (LOOM_FORTRAN_PMPI).  A wrapper converts handles and
 // the Fortran sentinels (MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS(ES)_IGNORE,
 // MPI_UNWEIGHTED: addresses of common blocks) as Open MPI's own bindings
 // do, calls the drop-in's C entry point, and converts back.
@@ -20,8 +21,6 @@
 
 #if defined(OPEN_MPI)
 #include <vector>
-
-#include "compat.hpp"
 
 // Fortran INTEGER and LOGICAL are 4 bytes in Debian's Open MPI (gfortran);
 // .TRUE. is 1 (OMPI_FORTRAN_VALUE_TRUE).
@@ -70,7 +69,7 @@ inline void set_logical(MPI_Fint *flag, int c) { *flag = c ? 1 : 0; }
 
 // A C status for a Fortran one; written back by Status::out after the call.
 // It starts as a copy of the Fortran one: a call leaves some fields alone
-// (MPI_ERROR, but in the -all and -some calls), and Open MPI's bindings,
+// (MPI_ERROR, except in the -all and -some calls), and Open MPI's bindings,
 // which hand the Fortran status over as it is, keep them.
 class Status {
  public:
@@ -81,10 +80,10 @@ class Status {
   void out(int rc) {
     if (f_ && rc == MPI_SUCCESS) PMPI_Status_c2f(&c_, f_);
   }
-  MPI_Status c_{};
 
  private:
   MPI_Fint *f_;
+  MPI_Status c_{};
 };
 
 // C statuses for an array of n Fortran ones (MPI_STATUS_SIZE integers each),
