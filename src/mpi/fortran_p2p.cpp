@@ -26,7 +26,8 @@ LOOM_FORTRAN_SEND(bsend, MPI_Bsend)
 LOOM_FORTRAN_SEND(ssend, MPI_Ssend)
 LOOM_FORTRAN_SEND(rsend, MPI_Rsend)
 
-// Nonblocking and persistent sends (and MPI_Recv_init: the same shape).
+// Nonblocking and persistent sends (and MPI_Irecv, MPI_Recv_init: the same
+// shape).
 #define LOOM_FORTRAN_ISEND(lower, Call)                                           \
   LOOM_FORTRAN(lower, (void *b, F * count, F * dt, F * peer, F * tag, F * c,      \
                        F * req, F * ierr)) {                                       \
