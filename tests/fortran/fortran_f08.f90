@@ -2,7 +2,9 @@
 ! Loom-to-Loom probed and received in Fortran, a Fortran vector send
 ! received in C, nonblocking exchanges completed with statuses (MPI_Waitall,
 ! MPI_Test; a receive into a vector layout), a collective with a derived
-! type and a neighbourhood all-to-all on an unweighted distributed graph.  Prints "No Errors" and exits 0 when
+! type, and neighbourhood all-to-alls on every kind of topology made in
+! Fortran (cartesian, its sub-grid, graph, distributed graphs weighted and
+! not).  Prints "No Errors" and exits 0 when
 ! every check passes (c_side.c describes the messages).  Argument "c": MPI
 ! starts from C; otherwise from Fortran.
 program fortran_f08
@@ -14,7 +16,7 @@ program fortran_f08
   integer :: ierr, rank, nprocs, other, total, n, k
   logical :: flag
   type(MPI_Datatype) :: vec
-  type(MPI_Comm) :: graph
+  type(MPI_Comm) :: graph, cart, ring
   type(MPI_Status) :: st, sts(2)
   type(MPI_Request) :: reqs(2)
   integer(kind=1) :: by(44)
@@ -120,6 +122,28 @@ program fortran_f08
   call MPI_Comm_free(graph, ierr)
   call check(ierr, 'comm_free')
 
+  ! The other topology constructors: a 2 x 1 periodic grid cut to its ring
+  ! of 2 (LOGICAL arrays), a graph, a weighted distributed graph; one
+  ! neighbourhood exchange of the vector layout on each.
+  call MPI_Cart_create(MPI_COMM_WORLD, 2, (/ 2, 1 /), (/ .true., .true. /), .false., &
+                       cart, ierr)
+  call check(ierr, 'cart_create')
+  call MPI_Cart_sub(cart, (/ .true., .false. /), ring, ierr)
+  call check(ierr, 'cart_sub')
+  call neighbors(ring, 2, 'cart_sub ring')
+  call MPI_Comm_free(ring, ierr)
+  call MPI_Comm_free(cart, ierr)
+  call MPI_Graph_create(MPI_COMM_WORLD, 2, (/ 1, 2 /), (/ 1, 0 /), .false., graph, ierr)
+  call check(ierr, 'graph_create')
+  call neighbors(graph, 1, 'graph')
+  call MPI_Comm_free(graph, ierr)
+  call MPI_Dist_graph_create(MPI_COMM_WORLD, 1, (/ rank /), (/ 1 /), (/ other /), (/ 7 /), &
+                             MPI_INFO_NULL, .false., graph, ierr)
+  call check(ierr, 'dist_graph_create')
+  call neighbors(graph, 1, 'dist_graph')
+  call MPI_Comm_free(graph, ierr)
+  call check(ierr, 'comm_free')
+
   call MPI_Type_free(vec, ierr)
   call check(ierr, 'type_free')
   call MPI_Allreduce(errs, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
@@ -127,4 +151,34 @@ program fortran_f08
   if (rank == 0 .and. total /= 0) print '(a,i0,a)', ' Found ', total, ' errors'
   call MPI_Finalize()
   if (total /= 0) stop 1
+
+contains
+
+  ! A neighbourhood all-to-all on c, whose `degree` neighbours are all the
+  ! other rank: the vector layout of a 16 x NB slab to each (the vector
+  ! resized to the slab, so block j is slab j), contiguous doubles back.
+  subroutine neighbors(c, degree, what)
+    type(MPI_Comm), intent(in) :: c
+    integer, intent(in) :: degree
+    character(*), intent(in) :: what
+    type(MPI_Datatype) :: slab
+    double precision, allocatable :: sb(:,:,:), r(:)
+    integer :: j
+    call MPI_Type_create_resized(vec, 0_MPI_ADDRESS_KIND, int(16 * NB * 8, MPI_ADDRESS_KIND), &
+                                 slab, ierr)
+    call MPI_Type_commit(slab, ierr)
+    allocate(sb(16, NB, degree), r(degree * NV))
+    do j = 1, degree
+      call fill(sb(:, :, j), 5d6 * rank + j)
+    end do
+    r = -1
+    call MPI_Neighbor_alltoall(sb, 1, slab, r, NV, MPI_DOUBLE_PRECISION, c, ierr)
+    call check(ierr, what)
+    do j = 1, degree
+      ! Block j comes from the neighbour's block for this rank: for a ring
+      ! of 2 the other's right block arrives from the left and vice versa.
+      call expect_packed(r((j - 1) * NV + 1 : j * NV), 5d6 * other + (degree + 1 - j), what)
+    end do
+    call MPI_Type_free(slab, ierr)
+  end subroutine
 end program
