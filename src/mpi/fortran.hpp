@@ -19,6 +19,26 @@
 #pragma once
 #include <mpi.h>
 
+// What every Fortran binding the drop-in replaces does alike, on both MPIs
+// (here and in fortran_mpich_f08.cpp): an MPI_Fint is a Fortran INTEGER,
+// LOGICAL is one with .TRUE. = 1 (gfortran), ierr may be absent (the
+// optional ierror of mpi_f08), and indices count from 1.
+namespace loom_mpi::fortran {
+
+inline void set_err(MPI_Fint *ierr, int rc) {
+  if (ierr) *ierr = (MPI_Fint)rc;
+}
+inline void set_logical(MPI_Fint *flag, int c) { *flag = c ? 1 : 0; }
+// MPI_Waitany/Testany's index.
+inline void index_out(MPI_Fint *index, int i) { *index = i == MPI_UNDEFINED ? i : i + 1; }
+// MPI_Waitsome/Testsome's n indices, in place.
+inline void indices_out(MPI_Fint *indices, int n) {
+  if (n == MPI_UNDEFINED) return;
+  for (int i = 0; i < n; ++i) ++indices[i];
+}
+
+}  // namespace loom_mpi::fortran
+
 #if defined(OPEN_MPI)
 #include <vector>
 
@@ -61,11 +81,6 @@ inline void *inbuf(void *p) {
 }
 inline MPI_Datatype type(const MPI_Fint *f) { return PMPI_Type_f2c(*f); }
 inline MPI_Comm comm(const MPI_Fint *f) { return PMPI_Comm_f2c(*f); }
-
-inline void set_err(MPI_Fint *ierr, int rc) {
-  if (ierr) *ierr = (MPI_Fint)rc;
-}
-inline void set_logical(MPI_Fint *flag, int c) { *flag = c ? 1 : 0; }
 
 // A C status for a Fortran one; written back by Status::out after the call.
 // It starts as a copy of the Fortran one: a call leaves some fields alone
@@ -131,10 +146,12 @@ inline std::vector<MPI_Datatype> types(const MPI_Fint *f, int n) {
   return t;
 }
 
-// A constructor's new handle, written back when the call succeeded.  The
-// handle comes by address: it is read after the call that sets it.
+// A new handle (a constructor's, a nonblocking call's request), written
+// back when the call succeeded.  The handle comes by address: it is read
+// after the call that sets it.
 inline MPI_Fint c2f(MPI_Datatype t) { return PMPI_Type_c2f(t); }
 inline MPI_Fint c2f(MPI_Comm c) { return PMPI_Comm_c2f(c); }
+inline MPI_Fint c2f(MPI_Request r) { return PMPI_Request_c2f(r); }
 template <class Handle>
 void made(int rc, const Handle *h, MPI_Fint *out, MPI_Fint *ierr) {
   if (rc == MPI_SUCCESS) *out = c2f(*h);

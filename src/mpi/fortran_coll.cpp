@@ -14,11 +14,6 @@ using F = MPI_Fint;
 
 namespace {
 
-// The nonblocking forms' request, written back when the call succeeded.
-inline void req_out(int rc, MPI_Request r, F *req) {
-  if (rc == MPI_SUCCESS) *req = PMPI_Request_c2f(r);
-}
-
 // The per-peer type arrays of MPI_(I)Alltoallw: one per process of the
 // (remote) group.  The send side's is not read with MPI_IN_PLACE.
 struct WTypes {
@@ -56,8 +51,7 @@ LOOM_FORTRAN(bcast, (void *b, F *count, F *dt, F *root, F *c, F *ierr)) {
 LOOM_FORTRAN(ibcast, (void *b, F *count, F *dt, F *root, F *c, F *req, F *ierr)) {
   MPI_Request r;
   int rc = MPI_Ibcast(buf(b), *count, type(dt), *root, comm(c), &r);
-  req_out(rc, r, req);
-  set_err(ierr, rc);
+  made(rc, &r, req, ierr);
 }
 
 // Gather and Scatter: (send, count, type, recv, count, type, root, comm).
@@ -71,8 +65,7 @@ LOOM_FORTRAN(ibcast, (void *b, F *count, F *dt, F *root, F *c, F *req, F *ierr))
     MPI_Request r;                                                                       \
     int rc = MPI_I##lower(SB(sb), *sc, type(st), RB(rb), *rc_, type(rt), *root, comm(c), \
                           &r);                                                           \
-    req_out(rc, r, req);                                                                 \
-    set_err(ierr, rc);                                                                   \
+    made(rc, &r, req, ierr);                                                             \
   }
 LOOM_FORTRAN_ROOTED(gather, MPI_Gather, inbuf, buf)
 LOOM_FORTRAN_ROOTED(scatter, MPI_Scatter, buf, inbuf)
@@ -87,8 +80,7 @@ LOOM_FORTRAN(igatherv, (void *sb, F *sc, F *st, void *rb, F *rcounts, F *displs,
   MPI_Request r;
   int rc = MPI_Igatherv(inbuf(sb), *sc, type(st), buf(rb), rcounts, displs, type(rt), *root,
                         comm(c), &r);
-  req_out(rc, r, req);
-  set_err(ierr, rc);
+  made(rc, &r, req, ierr);
 }
 LOOM_FORTRAN(scatterv, (void *sb, F *scounts, F *displs, F *st, void *rb, F *rcount, F *rt,
                         F *root, F *c, F *ierr)) {
@@ -100,8 +92,7 @@ LOOM_FORTRAN(iscatterv, (void *sb, F *scounts, F *displs, F *st, void *rb, F *rc
   MPI_Request r;
   int rc = MPI_Iscatterv(buf(sb), scounts, displs, type(st), inbuf(rb), *rcount, type(rt),
                          *root, comm(c), &r);
-  req_out(rc, r, req);
-  set_err(ierr, rc);
+  made(rc, &r, req, ierr);
 }
 
 // Allgather, Alltoall and their neighbourhood forms: (send, count, type,
@@ -115,8 +106,7 @@ LOOM_FORTRAN(iscatterv, (void *sb, F *scounts, F *displs, F *st, void *rb, F *rc
                           F * req, F * ierr)) {                                          \
     MPI_Request r;                                                                       \
     int rc = ICall(inbuf(sb), *sc, type(st), buf(rb), *rc_, type(rt), comm(c), &r);      \
-    req_out(rc, r, req);                                                                 \
-    set_err(ierr, rc);                                                                   \
+    made(rc, &r, req, ierr);                                                             \
   }
 LOOM_FORTRAN_ALL(allgather, MPI_Allgather, MPI_Iallgather)
 LOOM_FORTRAN_ALL(alltoall, MPI_Alltoall, MPI_Ialltoall)
@@ -135,8 +125,7 @@ LOOM_FORTRAN_ALL(neighbor_alltoall, MPI_Neighbor_alltoall, MPI_Ineighbor_alltoal
     MPI_Request r;                                                                       \
     int rc = ICall(inbuf(sb), *sc, type(st), buf(rb), rcounts, displs, type(rt), comm(c), \
                    &r);                                                                  \
-    req_out(rc, r, req);                                                                 \
-    set_err(ierr, rc);                                                                   \
+    made(rc, &r, req, ierr);                                                             \
   }
 LOOM_FORTRAN_ALLV(allgatherv, MPI_Allgatherv, MPI_Iallgatherv)
 LOOM_FORTRAN_ALLV(neighbor_allgatherv, MPI_Neighbor_allgatherv, MPI_Ineighbor_allgatherv)
@@ -153,8 +142,7 @@ LOOM_FORTRAN_ALLV(neighbor_allgatherv, MPI_Neighbor_allgatherv, MPI_Ineighbor_al
     MPI_Request r;                                                                       \
     int rc = ICall(inbuf(sb), scounts, sdispls, type(st), buf(rb), rcounts, rdispls,     \
                    type(rt), comm(c), &r);                                               \
-    req_out(rc, r, req);                                                                 \
-    set_err(ierr, rc);                                                                   \
+    made(rc, &r, req, ierr);                                                             \
   }
 LOOM_FORTRAN_ALLTOALLV(alltoallv, MPI_Alltoallv, MPI_Ialltoallv)
 LOOM_FORTRAN_ALLTOALLV(neighbor_alltoallv, MPI_Neighbor_alltoallv, MPI_Ineighbor_alltoallv)
@@ -179,8 +167,7 @@ LOOM_FORTRAN_ALLTOALLV(neighbor_alltoallv, MPI_Neighbor_alltoallv, MPI_Ineighbor
     MPI_Request r;                                                                       \
     int rc = ICall(s, scounts, sdispls, t.send.data(), buf(rb), rcounts, rdispls,        \
                    t.recv.data(), cc, &r);                                               \
-    req_out(rc, r, req);                                                                 \
-    set_err(ierr, rc);                                                                   \
+    made(rc, &r, req, ierr);                                                             \
   }
 LOOM_FORTRAN_ALLTOALLW(alltoallw, MPI_Alltoallw, MPI_Ialltoallw, F, all_types)
 LOOM_FORTRAN_ALLTOALLW(neighbor_alltoallw, MPI_Neighbor_alltoallw, MPI_Ineighbor_alltoallw,

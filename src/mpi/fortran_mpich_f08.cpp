@@ -19,12 +19,14 @@
 // objects in libmpichfort, and MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY arrays in
 // its mpi_f08_link_constants module, found by name at first use.  Left to
 // MPICH: the _large (MPI-4 count) forms.
-#include <mpi.h>
+#include "fortran.hpp"
 
 #if defined(MPICH)
 #include <dlfcn.h>
 
 #include <atomic>
+
+using namespace loom_mpi::fortran;
 
 namespace {
 
@@ -62,13 +64,6 @@ const int *weights(I *f) {
     return MPI_WEIGHTS_EMPTY;
   return f;
 }
-
-inline void set_err(I *ierr, int rc) {
-  if (ierr) *ierr = rc;
-}
-inline void set_logical(I *flag, int c) { *flag = c ? 1 : 0; }
-// Fortran indices count from 1.
-inline void index_out(I *index, int i) { *index = i == MPI_UNDEFINED ? i : i + 1; }
 
 }  // namespace
 
@@ -122,8 +117,7 @@ LOOM_F08(testany, (I * n, MPI_Request *reqs, I *index, I *flag, void *st, I *ier
   LOOM_F08(lower, (I * n, MPI_Request * reqs, I * outcount, I * indices, void *sts,    \
                    I * ierr)) {                                                        \
     int rc = Call(*n, reqs, outcount, indices, statuses(sts));                         \
-    if (*outcount != MPI_UNDEFINED)                                                    \
-      for (int i = 0; i < *outcount; ++i) ++indices[i];                                \
+    indices_out(indices, *outcount);                                                   \
     set_err(ierr, rc);                                                                 \
   }
 LOOM_F08_SOME(waitsome, MPI_Waitsome)

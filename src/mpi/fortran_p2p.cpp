@@ -32,9 +32,7 @@ LOOM_FORTRAN_SEND(rsend, MPI_Rsend)
   LOOM_FORTRAN(lower, (void *b, F * count, F * dt, F * peer, F * tag, F * c,      \
                        F * req, F * ierr)) {                                       \
     MPI_Request r;                                                                 \
-    int rc = Call(buf(b), *count, type(dt), *peer, *tag, comm(c), &r);             \
-    if (rc == MPI_SUCCESS) *req = PMPI_Request_c2f(r);                             \
-    set_err(ierr, rc);                                                             \
+    made(Call(buf(b), *count, type(dt), *peer, *tag, comm(c), &r), &r, req, ierr); \
   }
 LOOM_FORTRAN_ISEND(isend, MPI_Isend)
 LOOM_FORTRAN_ISEND(ibsend, MPI_Ibsend)
@@ -181,9 +179,6 @@ LOOM_FORTRAN_PMPI(testall, (F * count, F *reqs, F *flag, F *statuses, F *ierr)) 
   set_err(ierr, rc);
 }
 
-// MPI_Waitany/Testany: Fortran indices count from 1.
-inline void index_out(F *index, int i) { *index = i == MPI_UNDEFINED ? i : i + 1; }
-
 LOOM_FORTRAN(waitany, (F * count, F *reqs, F *index, F *status, F *ierr)) {
   Requests r(reqs, *count);
   Status st(status);
@@ -209,7 +204,7 @@ LOOM_FORTRAN_PMPI(testany, (F * count, F *reqs, F *index, F *flag, F *status, F 
   set_err(ierr, rc);
 }
 
-// MPI_Waitsome/Testsome: outcount indices (from 1) and statuses.
+// MPI_Waitsome/Testsome: outcount indices and statuses.
 template <class Call>
 void some(F *incount, F *reqs, F *outcount, F *indices, F *statuses, F *ierr, Call call) {
   Requests r(reqs, *incount);
@@ -219,10 +214,8 @@ void some(F *incount, F *reqs, F *outcount, F *indices, F *statuses, F *ierr, Ca
   r.out();
   if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
     *outcount = n;
-    if (n != MPI_UNDEFINED) {
-      for (int i = 0; i < n; ++i) ++indices[i];
-      st.out(rc, n);
-    }
+    indices_out(indices, n);
+    if (n != MPI_UNDEFINED) st.out(rc, n);
   }
   set_err(ierr, rc);
 }
@@ -250,9 +243,7 @@ LOOM_FORTRAN(startall, (F * count, F *reqs, F *ierr)) {
 
 LOOM_FORTRAN(request_free, (F * req, F *ierr)) {
   MPI_Request r = PMPI_Request_f2c(*req);
-  int rc = MPI_Request_free(&r);
-  if (rc == MPI_SUCCESS) *req = PMPI_Request_c2f(r);
-  set_err(ierr, rc);
+  made(MPI_Request_free(&r), &r, req, ierr);
 }
 
 LOOM_FORTRAN(get_elements, (F * status, F *dt, F *count, F *ierr)) {
