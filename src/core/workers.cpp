@@ -14,6 +14,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
 #include <thread>
 
@@ -39,29 +40,38 @@ bool poll(P pred) {
   }
 }
 
+// A generation (one call) and its runner count in one word, so that a pool
+// thread reads both at once: read apart, a thread that one call did not
+// need could pair that call's generation with the next call's larger
+// runner count, run the next call's work twice and count itself down
+// twice, and the caller would return while a runner still used its stack.
+constexpr unsigned kRunnerBits = 16;
+constexpr uint64_t kRunnerMask = (uint64_t(1) << kRunnerBits) - 1;
+
 struct Pool {
   std::mutex busy;  // one message at a time
   std::mutex mu;    // guards generation changes (for the sleepers) and start-up
   std::condition_variable wake, done;
-  // Published by the caller before it bumps `generation` (release), read
-  // by pool threads after they see the bump (acquire).
+  // Published by the caller before it stores `state` (release), read by
+  // pool threads after they see the new state (acquire); unchanged until
+  // every runner of the generation has counted itself down.
   const std::function<void(int)> *work = nullptr;
-  int runners = 0;  // runners of the current generation (caller included)
-  std::atomic<unsigned long> generation{0};
+  // generation << kRunnerBits | runners of that generation (caller included).
+  std::atomic<uint64_t> state{0};
   std::atomic<int> pending{0};  // pool threads still running the generation
   int threads = 0;              // pool threads started (under mu)
 
-  // `seen`: the generation current when the thread was started, so that it
+  // `seen`: the state current when the thread was started, so that it
   // never runs work older than itself.
-  void loop(int id, unsigned long seen) {
+  void loop(int id, uint64_t seen) {
     for (;;) {
-      auto moved = [&] { return generation.load(std::memory_order_acquire) != seen; };
+      auto moved = [&] { return state.load(std::memory_order_acquire) != seen; };
       if (!poll(moved)) {
         std::unique_lock<std::mutex> g(mu);
         wake.wait(g, moved);
       }
-      seen = generation.load(std::memory_order_acquire);
-      if (id >= runners) continue;
+      seen = state.load(std::memory_order_acquire);
+      if ((uint64_t)id >= (seen & kRunnerMask)) continue;
       (*work)(id);
       if (pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
         std::lock_guard<std::mutex> g(mu);  // the caller tests under mu: no lost wake-up
@@ -74,7 +84,7 @@ struct Pool {
   bool grow(int n) {
     while (threads < n - 1) {
       try {
-        std::thread(&Pool::loop, this, threads + 1, generation.load()).detach();
+        std::thread(&Pool::loop, this, threads + 1, state.load()).detach();
       } catch (...) {
         return threads > 0;
       }
@@ -115,9 +125,9 @@ int run_parallel(int n, const std::function<void(int)> &work) noexcept {
     }
     runners = std::min(n, p.threads + 1);
     p.work = &work;
-    p.runners = runners;
     p.pending.store(runners - 1, std::memory_order_relaxed);
-    p.generation.fetch_add(1, std::memory_order_release);
+    const uint64_t generation = (p.state.load(std::memory_order_relaxed) >> kRunnerBits) + 1;
+    p.state.store(generation << kRunnerBits | (uint64_t)runners, std::memory_order_release);
   }
   p.wake.notify_all();  // no system call when every pool thread is polling
   work(0);

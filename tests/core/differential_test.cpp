@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cinttypes>
+#include <cstdio>
 
 #include "differential.hpp"
 #include "test_env.hpp"
@@ -29,6 +30,7 @@ TEST_P(Differential, RandomTrees) {
   // Shards cover disjoint seed ranges whatever the scale.
   const uint64_t base = base_seed(kDefaultSeed) + static_cast<uint64_t>(shard) * static_cast<uint64_t>(n);
   std::printf("shard %d: seeds %" PRIu64 "..%" PRIu64 "\n", shard, base, base + n - 1);
+  std::fflush(stdout);  // a crash must not take the seeds with it
   int failures = 0;
   int64_t bytes = 0;
   for (int i = 0; i < n && failures < 5; ++i) {
