@@ -225,7 +225,7 @@ bool contiguous_goes_l2l(size_t bytes) {
 // The scheme for side s of type dt (scheme.hpp, with a Loom peer), s
 // having passed size_allows(): a Loom-to-Loom one, or false (the staged or
 // system path then decides as for any peer).  A contiguous message is read
-// in place from 16 times LOOM_L2L_MIN on (below, the system's own copy is
+// in place from l2l_contiguous_min() on (below, the system's own copy is
 // as good); a message of exactly kRdvBytes always goes Loom-to-Loom
 // (Invariant R).
 bool choose(MPI_Datatype dt, const Side &s, Scheme *out) {

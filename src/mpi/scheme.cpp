@@ -19,6 +19,7 @@
 #include <tuple>
 
 #include "build_flavor.hpp"
+#include "calibrate.hpp"
 #include "cma_probe.hpp"
 #include "config.hpp"
 #include "errors.hpp"
@@ -75,51 +76,6 @@ const loom::xfer::CmaCosts &cma_costs() {
 // the setting, which every rank reads alike (collectives decide by it).
 bool arena_on() { return config().bytes(Id::l2l_arena) > 0; }
 
-// Without LOOM_L2L_MIN or LOOM_L2L_RUN in the environment, the rules'
-// Loom-to-Loom thresholds come from the probe: single copy only from the
-// mean run where one segment per run still wins, and, where reading a
-// stream loses to the transport's copies, pipelined streams only from a
-// size where overlapping the pack with the unpack (or the read) pays for
-// the rendezvous.  The settings' defaults stand where the probe cannot run.
-void calibrate_l2l(loom::xfer::Rules *r) {
-  using loom::settings::Source;
-  // With the shared arena a pipelined stream of a few MiB is a pack and an
-  // unpack that overlap, in cache: measured on the AMD EPYC VM (three
-  // launches each way, interleaved), Loom-to-Loom before the system path
-  // took NAS MG y/z and vectors of 512 B - 64 KiB runs at 1 MiB from
-  // 1.00-1.02x to 0.37-0.70x the better of hand and the system path on
-  // MPICH and from 1.01-2.08x to 0.78-1.83x on Open MPI; at 16 MiB Open
-  // MPI's own path won (1.4x), so the rule stops at 4 MiB.
-  if (arena_on()) r->l2l_before_system_max = size_t(4) << 20;
-  if (config().value(Id::l2l_min).source == Source::environment ||
-      config().value(Id::l2l_run).source == Source::environment)
-    return;
-  const loom::xfer::CmaCosts &c = cma_costs();
-  if (!c.measured) return;
-  if (!c.stream_wins()) {
-    // With the shared arena the receiver unpacks the stream in place, so
-    // LOOM_L2L_MIN's default stands: `loom tune` on the AMD EPYC VM (three
-    // interleaved repeats per scheme, both MPIs) found pipelined fastest
-    // from 32 KiB on every vector of its grid (1.5-2.1 us against staging's
-    // 2.0-5.9 at 32 KiB) and on the DDTBench layouts from 11 KiB.  Without
-    // it the stream is read with cross-memory attach, and slow reads still
-    // beat staging only on large streams, whose packing the pipeline
-    // overlaps and whose transport copies leave the caches: measured on
-    // the slow Intel VM, pipelined won from 1 MiB on MPICH (its transport
-    // is slower per byte) and only at 16 MiB on Open MPI (it lost at 2 MiB).
-    const bool mpich = loom::settings::kBuildFlavor == loom::settings::Flavor::mpich;
-    const size_t from = arena_on() ? 0
-                        : mpich                           ? size_t(1) << 20
-                                                          : size_t(8) << 20;
-    r->l2l_min = std::max(r->l2l_min, from);
-    r->l2l_run = INT64_MAX;  // one segment per run never pays there
-    return;
-  }
-  const double run = c.single_copy_run();
-  r->l2l_run = run > 0 && run < 1e15 ? std::max<int64_t>(r->l2l_run, (int64_t)std::ceil(run))
-                                     : INT64_MAX;
-}
-
 // The profile named by LOOM_PROFILE ("none": no profile), else the per-user
 // one if it exists; a file that cannot be used is reported (LOOM_VERBOSE)
 // and ignored.
@@ -155,7 +111,12 @@ const State &state() {
     st->rules.system_max = (size_t)config().bytes(Id::system_max);
     st->rules.l2l_min = (size_t)config().bytes(Id::l2l_min);
     st->rules.l2l_run = config().bytes(Id::l2l_run);
-    calibrate_l2l(&st->rules);
+    loom::xfer::CalibrationInputs in;
+    in.min_set = config().value(Id::l2l_min).source == loom::settings::Source::environment;
+    in.run_set = config().value(Id::l2l_run).source == loom::settings::Source::environment;
+    in.arena = arena_on();
+    in.mpich = loom::settings::kBuildFlavor == loom::settings::Flavor::mpich;
+    loom::xfer::calibrate_l2l(&st->rules, cma_costs(), in);
     if (int64_t c = config().choice(Id::scheme)) st->forced = (Scheme)(c - 1);  // 0: auto
     st->verbose = verbose();
     st->profile = read_profile();
@@ -273,12 +234,15 @@ size_t l2l_contiguous_min() {
   // Asked for every contiguous send to a Loom peer: computed once (its
   // inputs, the settings and the probe, are fixed for the process).
   static const size_t v = [] {
+    const loom::settings::Value &set = config().value(Id::l2l_min);
+    const bool is_set = set.source == loom::settings::Source::environment;
     // A contiguous message gains nothing from overlapped packing: it needs
     // reads that beat copies.
-    if (config().value(Id::l2l_min).source != loom::settings::Source::environment &&
-        cma_costs().measured && !cma_costs().stream_wins())
-      return SIZE_MAX;
-    const size_t m = state().rules.l2l_min;
+    if (!is_set && cma_costs().measured && !cma_costs().stream_wins()) return SIZE_MAX;
+    // 16 times LOOM_L2L_MIN when set, else 256 KiB (16 times its former
+    // default, 16 KiB): the default now follows the system's eager limit,
+    // which says nothing of when a read beats the transport's copies.
+    const size_t m = is_set ? (size_t)set.value : size_t(16) << 10;
     return m > SIZE_MAX / 16 ? SIZE_MAX : 16 * m;
   }();
   return v;

@@ -99,9 +99,9 @@ auto timed_pack(MPI_Datatype dt, size_t bytes, F &&pack) {
 }
 
 // The smallest contiguous message sent Loom-to-Loom (read in place): 16
-// times the rules' LOOM_L2L_MIN (below, the system's own copy is as good);
-// never (unless LOOM_L2L_MIN is set) where the probe found cross-memory
-// attach slower than the transport's copies (calibrate_l2l in scheme.cpp).
+// times LOOM_L2L_MIN when set, else 256 KiB (below, the system's own copy
+// is as good); never (unless LOOM_L2L_MIN is set) where the probe found
+// cross-memory attach slower than the transport's copies.
 size_t l2l_contiguous_min();
 
 // The smallest block a collective moves Loom-to-Loom: LOOM_L2L_COLL_MIN

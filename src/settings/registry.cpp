@@ -85,12 +85,19 @@ const std::vector<Spec> &registry() {
        "receiver pulls the data with cross-memory attach); off: staged or "
        "system path only",
        nullptr, 1},
-      {Id::l2l_min, "LOOM_L2L_MIN", Type::size, 16 * K, 16 * K, 0, T,
+      // Just above each system's on-node eager limit, where its own
+      // transfer turns into a rendezvous (MPICH 4.0.2: a contiguous round
+      // trip of 8 KiB takes 0.78 us, of 9 KiB 5.46; Open MPI 4.1's vader
+      // eager limit is 4 KiB, header included) and a Loom-to-Loom stream,
+      // one small message and a pack overlapping an unpack, wins: measured
+      // on vectors of 8 B to 512 B runs and 2 to 32 KiB (docs/results.md).
+      {Id::l2l_min, "LOOM_L2L_MIN", Type::size, 8 * K + 1, 4 * K, 0, T,
        "smallest non-contiguous message sent Loom-to-Loom when no profile "
-       "says otherwise (contiguous ones: 16 times this); unset: this "
-       "default, but without the shared arena 1M (MPICH) / 8M (Open MPI), "
-       "and no contiguous ones, where the cross-memory attach probe finds "
-       "reads slower than the transport's copies (docs/tune.md)",
+       "says otherwise (the default: just above the system's on-node eager "
+       "limit); contiguous ones: 16 times this when set, else 256K; where "
+       "the cross-memory attach probe finds reads slower than the "
+       "transport's copies, no contiguous ones and, without the shared "
+       "arena, 1M (MPICH) / 8M (Open MPI) unless set (docs/tune.md)",
        nullptr, 1},
       // Long enough for a receiver already waiting to start its pull (a few
       // microseconds), short enough that a late receiver costs the sender

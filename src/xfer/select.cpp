@@ -66,10 +66,12 @@ Choice by_rules(const Features &f, const Rules &r, bool explain) {
                   format_bytes((double)f.bytes).c_str(), format_bytes((double)r.system_min).c_str(),
                   format_bytes((double)r.system_max).c_str());
   } else if (l2l) {
-    std::snprintf(buf, sizeof buf, "%s: Loom peer, %s >= LOOM_L2L_MIN, mean run %s %s %s (no profile)",
+    const std::string run = r.l2l_run == INT64_MAX ? std::string("(single copy never pays here)")
+                                                   : std::string(single ? ">= " : "< ") +
+                                                         format_bytes((double)r.l2l_run);
+    std::snprintf(buf, sizeof buf, "%s: Loom peer, %s >= LOOM_L2L_MIN, mean run %s %s (no profile)",
                   scheme_name(c.scheme), format_bytes((double)f.bytes).c_str(),
-                  format_bytes(f.mean_run).c_str(), single ? ">=" : "<",
-                  format_bytes((double)r.l2l_run).c_str());
+                  format_bytes(f.mean_run).c_str(), run.c_str());
   } else {
     const char *why = !f.system_allowed ? "the system path cannot carry this type"
                       : r.system_run <= 0 || f.mean_run < (double)r.system_run
