@@ -122,8 +122,15 @@ const std::vector<Spec> &registry() {
       // KiB halo faces took 1.1-1.4x their staged time; 256 KiB blocks
       // (FFT2D 256, the rooted sweep) ran 0.7-1.05x staged, 1-4 MiB blocks
       // 0.5-1.0x (Open MPI's system path stays ahead for 512-byte runs in
-      // Bcast and Allgather: 1.3-1.8x).
-      {Id::l2l_coll_min, "LOOM_L2L_COLL_MIN", Type::size, 256 * K, 256 * K, 0, T,
+      // Bcast and Allgather: 1.3-1.8x).  With the shared arena (2026-11-27,
+      // AMD EPYC VM, two launches each way) 32 KiB blocks pay on MPICH,
+      // whose own transfer of a staged block is a rendezvous above 8 KiB:
+      // the 32 and 128 KiB halo faces took 0.61-0.76x their time at the
+      // 256 KiB default (3D halo over hand 1.14-1.16 -> 0.76-0.77), as
+      // `loom tune`'s collective sweep had found (crossover 31.6 KiB); on
+      // Open MPI the x and y faces gained 5-10% and the 64^3 z face lost
+      // 47% (8.3 -> 12.4 us), so its default stays.
+      {Id::l2l_coll_min, "LOOM_L2L_COLL_MIN", Type::size, 32 * K, 256 * K, 0, T,
        "smallest block a collective moves Loom-to-Loom (every rank decides "
        "alike from the block size); smaller blocks are staged.  Unset: the "
        "crossover loom tune measured into the profile, else this default "
