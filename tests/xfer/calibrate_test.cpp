@@ -42,12 +42,7 @@ Rules settings(size_t l2l_min = 8193, int64_t l2l_run = 4096) {
 
 CalibrationInputs inputs(bool arena, bool mpich = true, bool min_set = false,
                          bool run_set = false) {
-  CalibrationInputs in;
-  in.arena = arena;
-  in.mpich = mpich;
-  in.min_set = min_set;
-  in.run_set = run_set;
-  return in;
+  return CalibrationInputs{min_set, run_set, arena, mpich};
 }
 
 }  // namespace
