@@ -112,8 +112,8 @@ const State &state() {
     st->rules.l2l_min = (size_t)config().bytes(Id::l2l_min);
     st->rules.l2l_run = config().bytes(Id::l2l_run);
     loom::xfer::CalibrationInputs in;
-    in.min_set = config().value(Id::l2l_min).source == loom::settings::Source::environment;
-    in.run_set = config().value(Id::l2l_run).source == loom::settings::Source::environment;
+    in.min_set = config().set(Id::l2l_min);
+    in.run_set = config().set(Id::l2l_run);
     in.arena = arena_on();
     in.mpich = loom::settings::kBuildFlavor == loom::settings::Flavor::mpich;
     loom::xfer::calibrate_l2l(&st->rules, cma_costs(), in);
@@ -234,15 +234,14 @@ size_t l2l_contiguous_min() {
   // Asked for every contiguous send to a Loom peer: computed once (its
   // inputs, the settings and the probe, are fixed for the process).
   static const size_t v = [] {
-    const loom::settings::Value &set = config().value(Id::l2l_min);
-    const bool is_set = set.source == loom::settings::Source::environment;
+    const bool is_set = config().set(Id::l2l_min);
     // A contiguous message gains nothing from overlapped packing: it needs
     // reads that beat copies.
     if (!is_set && cma_costs().measured && !cma_costs().stream_wins()) return SIZE_MAX;
     // 16 times LOOM_L2L_MIN when set, else 256 KiB (16 times its former
     // default, 16 KiB): the default now follows the system's eager limit,
     // which says nothing of when a read beats the transport's copies.
-    const size_t m = is_set ? (size_t)set.value : size_t(16) << 10;
+    const size_t m = is_set ? (size_t)config().bytes(Id::l2l_min) : size_t(16) << 10;
     return m > SIZE_MAX / 16 ? SIZE_MAX : 16 * m;
   }();
   return v;
@@ -250,9 +249,9 @@ size_t l2l_contiguous_min() {
 
 size_t coll_min() {
   static const size_t v = [] {
-    const loom::settings::Value &set = config().value(Id::l2l_coll_min);
+    const bool is_set = config().set(Id::l2l_coll_min);
     const Profile *p = state().profile.get();
-    if (set.source != loom::settings::Source::environment && p && p->coll_min > 0) {
+    if (!is_set && p && p->coll_min > 0) {
       note("collectives go Loom-to-Loom from %s blocks (the profile's crossover)",
            loom::xfer::format_bytes((double)p->coll_min).c_str());
       return p->coll_min;
@@ -261,12 +260,11 @@ size_t coll_min() {
     // their streams are unpacked in place, not read (measured on the AMD
     // EPYC VM: every collective of bench coll from 256 KiB blocks at
     // 0.30-0.76x the better of hand and the system path, both MPIs).
-    if (set.source != loom::settings::Source::environment && cma_costs().measured &&
-        !cma_costs().stream_wins() && !arena_on()) {
+    if (!is_set && cma_costs().measured && !cma_costs().stream_wins() && !arena_on()) {
       note("collectives stay staged: cross-memory attach loses to copies here");
       return loom::xfer::kCollNever;
     }
-    return (size_t)set.value;
+    return (size_t)config().bytes(Id::l2l_coll_min);
   }();
   return v;
 }

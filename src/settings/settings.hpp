@@ -121,6 +121,8 @@ class Snapshot {
   static Snapshot from_environment(Flavor flavor);
 
   const Value &value(Id id) const { return values_[(size_t)id]; }
+  /// Whether the environment set it (else it holds the build's default).
+  bool set(Id id) const { return value(id).source == Source::environment; }
   /// A boolean setting.
   bool on(Id id) const { return value(id).value != 0; }
   /// A size setting, in bytes.

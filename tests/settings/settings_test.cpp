@@ -155,6 +155,8 @@ TEST(Snapshot, ValidValuesApply) {
   EXPECT_EQ(s.value(Id::p2p).source, Source::environment);
   EXPECT_EQ(s.value(Id::p2p).text, "off");
   EXPECT_EQ(s.value(Id::system_run).source, Source::default_value);
+  EXPECT_TRUE(s.set(Id::p2p));
+  EXPECT_FALSE(s.set(Id::system_run));
 }
 
 TEST(Snapshot, EmptyIsUnset) {
