@@ -192,7 +192,8 @@ int on_send_data(PendingOp &op, MPI_Status *st) {
 void stream_pack(uint32_t i, bool park) {
   SendRec &r = g_recs[i];
   loom::xfer::StreamPack t(xfer_side(r.side), r.packed.data, r.side.bytes,
-                           stream_chunk(r.side.bytes), &own()->slots[i].packed_upto);
+                           stream_chunk(r.side.bytes, r.packed.in_arena),
+                           &own()->slots[i].packed_upto);
   if (loom::xfer::run(t, [] {}) != loom::xfer::Step::done)
     // A committed plan does not fail to pack; were it to, the receiver
     // would wait for bytes never published rather than take wrong ones.
