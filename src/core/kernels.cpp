@@ -141,6 +141,16 @@ inline char *row(char *p, char *s, int64_t n, int64_t st, int64_t b) {
   int64_t k = 0;
   if constexpr (B > 0) {
     if (n == 8) {  // the common short row (8^3 blocks, 8-wide faces)
+      if constexpr (Pack && (B == 4 || B == 8)) {
+        // Packing small elements, the row is gathered in a register and
+        // stored at once, one store instead of eight, as the compiler
+        // vectorises a hand loop: Flash I/O's pack (8 doubles 192 bytes
+        // apart, from memory) went from 1.12x the hand loop's time to 1.03x.
+        Chunk<8 * B> v;
+        for (int i = 0; i < 8; i++) std::memcpy(v.b + i * B, p + i * st, B);
+        std::memcpy(s, &v, 8 * B);
+        return s + 8 * B;
+      }
       for (int i = 0; i < 8; i++) mv<Pack>(p + i * st, s + i * B, B);
       return s + 8 * B;
     }

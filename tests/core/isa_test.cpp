@@ -174,5 +174,39 @@ TEST(Isa, SmallRepeatingPatternsOnEverySet) {
   ASSERT_EQ(loom_set_isa(before.c_str()), LOOM_OK);
 }
 
+// Rows of exactly eight 4- or 8-byte elements at a stride (packed through
+// a register, kernels.cpp row()) under one to three more strided levels,
+// as Flash I/O's cells: every set against the reference interpreter.
+TEST(Isa, ShortRowsOfSmallElementsOnEverySet) {
+  const std::string before = loom_isa();
+  const uint64_t seed = run_seed("Isa.ShortRowsOfSmallElementsOnEverySet");
+  const int n = static_cast<int>(60 * test_scale());
+  for (const std::string &name : runnable()) {
+    ASSERT_EQ(loom_set_isa(name.c_str()), LOOM_OK) << name;
+    std::mt19937_64 rng(seed);
+    auto uni = [&](int64_t lo, int64_t hi) {
+      return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+    };
+    int failures = 0;
+    for (int i = 0; i < n && failures < 3; ++i) {
+      const int64_t size = uni(0, 1) ? 8 : 4;
+      TypeSpecPtr t = vector(8, 1, uni(2, 30), prim(size == 8 ? LOOM_DOUBLE : LOOM_FLOAT));
+      int64_t span = 8 * 30 * size;  // at least the row's extent
+      for (int64_t levels = uni(1, 3); levels > 0; --levels) {
+        const int64_t stride = span + size * uni(0, 40);
+        t = hvector(uni(1, 8), 1, stride, t);
+        span = stride * 8;
+      }
+      TrialResult r = run_trial(seed + static_cast<uint64_t>(i), t, uni(1, 3));
+      if (!r.error.empty()) {
+        ADD_FAILURE() << name << ": row nest " << i << " of seed " << seed << ", count "
+                      << r.count << "\n  type: " << r.type << "\n  " << r.error;
+        ++failures;
+      }
+    }
+  }
+  ASSERT_EQ(loom_set_isa(before.c_str()), LOOM_OK);
+}
+
 }  // namespace
 }  // namespace loomtest
