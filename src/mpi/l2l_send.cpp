@@ -292,6 +292,12 @@ int64_t post(const Side &s, Scheme scheme, int w, int tag, uint64_t key, Rdv *rd
   if (s.type && scheme != Scheme::pipelined && !(lay = local_layout(s.type))) return -1;
   const int64_t at = take_slot(w, tag, key, coll);
   if (at < 0) {
+    // Staged instead (the caller falls back), as for a peer without Loom.
+    static std::atomic<bool> said{false};
+    if (!said.exchange(true, std::memory_order_relaxed))
+      note("Loom-to-Loom: no free slot (%u messages sent and not yet received at "
+           "most): until some are received, further messages are staged",
+           (unsigned)(coll ? kSlots : kSlots - kCollSlots));
     release_packed(packed);
     return -1;
   }

@@ -400,6 +400,33 @@ void shared_handles(MPI_Comm comm) {
   MPI_Type_free(&v);
 }
 
+// More nonblocking sends outstanding than the protocol has slots (512) and
+// its arena holds, none received yet: the sends past them travel staged
+// (or as plain data), every one still arrives in order per tag with its
+// own data, and Waitall completes once the receiver has posted.
+void many_outstanding(MPI_Comm comm) {
+  constexpr int kMessages = 1500;
+  MPI_Datatype v = vec(500, 2);
+  warm(v, 1, comm);
+  if (g_rank == 0) {
+    std::vector<std::vector<int>> b;
+    std::vector<MPI_Request> q((size_t)kMessages);
+    for (int k = 0; k < kMessages; ++k) {
+      b.push_back(payload(1000, 7 * k));
+      MPI_Isend(b.back().data(), 1, v, 1, 500 + k % 5, comm, &q[(size_t)k]);
+    }
+    MPI_Barrier(comm);  // every send is outstanding before any receive
+    int rc = MPI_Waitall(kMessages, q.data(), MPI_STATUSES_IGNORE);
+    EXPECT_MSG(rc == MPI_SUCCESS, "Waitall of %d sends: rc %d", kMessages, rc);
+  } else if (g_rank == 1) {
+    MPI_Barrier(comm);
+    for (int k = 0; k < kMessages; ++k) recv_expect(v, 500 + k % 5, 7 * k, comm, "many outstanding");
+  } else {
+    MPI_Barrier(comm);
+  }
+  MPI_Type_free(&v);
+}
+
 // MPI_Cancel of a Loom-to-Loom send (its request is Loom's own persistent
 // system request): whether the system cancels it or not, the outcome is
 // consistent: cancelled, nothing arrives; not cancelled, the data does.
@@ -775,6 +802,7 @@ int main(int argc, char **argv) {
              {"order", [&] { order(comm, rng); }},
              {"late_and_free", [&] { late_and_free(comm); }},
              {"shared_handles", [&] { shared_handles(comm); }},
+             {"many_outstanding", [&] { many_outstanding(comm); }},
              {"cancel_send", [&] { cancel_send(comm); }},
              {"requests", [&] { requests(comm); }},
              {"threads", [&] { threads(comm); }},
