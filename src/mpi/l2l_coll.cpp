@@ -222,7 +222,12 @@ int Exchange::prepare(int me, const std::vector<CollBlock> &send,
 
   // Announce (slots first: a receiver may pull as soon as it has the RDV),
   // pack the rest.  A slot that cannot be had is waited for: the decision
-  // to send an RDV is already shared with the receiver.
+  // to send an RDV is already shared with the receiver.  The slots are held
+  // by earlier sends waiting to be pulled, and their receivers may be in
+  // this same wait, each holding nonblocking collectives that would pull
+  // the others' blocks only at their completion: so the wait completes this
+  // process's pending collectives early, as MPI_Request_get_status would
+  // (1000 outstanding MPI_Ialltoallw among 3 ranks hung here before).
   const uint64_t key = comm_key(comm);
   for (size_t i = 0; i < send.size(); ++i) {
     Moving &m = S[i];
@@ -255,7 +260,10 @@ int Exchange::prepare(int me, const std::vector<CollBlock> &send,
     }
     Rdv rdv;
     int w = world_rank(comm, send[i].peer);
-    while ((m.slot = post(m.side, scheme, w, -1, key, &rdv, true)) < 0) progress();
+    while ((m.slot = post(m.side, scheme, w, -1, key, &rdv, true)) < 0) {
+      progress();
+      peek_collectives();
+    }
     std::memcpy(sb.data + m.off, &rdv, kRdvBytes);
   }
   return MPI_SUCCESS;

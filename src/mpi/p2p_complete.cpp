@@ -125,6 +125,57 @@ int finish_some(int n, PendingOp **ops, MPI_Request *reqs, int outcount,
   return some ? merge_in_status(rc, lrc, comm, st, done, failed.p) : merge(rc, lrc, comm);
 }
 
+// Whether op is a Loom-to-Loom collective: completing it pulls blocks whose
+// senders' slots its peers may need before they can start a later one.
+inline bool pulls(const PendingOp *op) {
+  return op && op->kind == PendingOp::kColl && op->on_data;
+}
+
+// Before a blocking system wait on reqs[0..n) (all of them, or any one)
+// whose claimed ops include a Loom-to-Loom collective: waits by polling
+// instead, until the system wait would return at once, moving each such
+// op's blocks as soon as its own request completes, and those of this
+// process's other pending collectives too.  A peer starting a later
+// collective may be waiting for the slots those pulls free
+// (l2l_coll.cpp); a system wait for every request would wait for that
+// peer in turn: 1000 outstanding MPI_Ialltoallw among 3 ranks and one
+// MPI_Waitall hung that way.  pull_ready() is one pass of that wait (true:
+// the system call would return at once); the Test calls make one, since
+// a program may spin on MPI_Testall while a peer waits for those pulls.
+bool pull_ready(int n, PendingOp **ops, MPI_Request *reqs, bool all) {
+  int active = 0, done = 0;
+  for (int i = 0; i < n; ++i) {
+    if (reqs[i] == MPI_REQUEST_NULL) continue;
+    ++active;
+    int flag = 0;
+    MPI_Status st;
+    const int rc = PMPI_Request_get_status(reqs[i], &flag, &st);
+    if (!flag) continue;
+    ++done;
+    if (pulls(ops[i])) finish_early(ops[i], &st, rc);
+  }
+  if (all ? done == active : done > 0 || active == 0) return true;
+  progress();
+  peek_collectives();
+  return false;
+}
+
+bool any_pulls(int n, PendingOp **ops) {
+  for (int i = 0; i < n; ++i)
+    if (pulls(ops[i])) return true;
+  return false;
+}
+
+void pull_while_waiting(int n, PendingOp **ops, MPI_Request *reqs, bool all) {
+  if (!any_pulls(n, ops)) return;
+  for (unsigned spins = 0; !pull_ready(n, ops, reqs, all);) l2l::wait_step(spins);
+}
+
+// The Test calls' one pass.
+void pull_once(int n, PendingOp **ops, MPI_Request *reqs, bool all) {
+  if (any_pulls(n, ops)) pull_ready(n, ops, reqs, all);
+}
+
 // Single request: Wait or Test (test != nullptr).
 template <class Sys>
 int one(MPI_Request *req, int *flag, MPI_Status *status, Sys sys) {
@@ -133,6 +184,8 @@ int one(MPI_Request *req, int *flag, MPI_Status *status, Sys sys) {
   MPI_Status tmp;
   MPI_Status *st = status_or(status, &tmp);
   int done = 1;
+  if (flag) pull_once(1, &op, req, true);
+  else pull_while_waiting(1, &op, req, true);
   int rc = sys(req, flag ? flag : &done, st);
   if ((flag && !*flag) || !finished_despite(rc, op, *req)) {
     unclaim(op);
@@ -190,6 +243,7 @@ LOOM_MPI_EXPORT int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]
     Scratch<PendingOp *> ops(n);
     if (!claim(reqs, n, ops.p)) return PMPI_Waitall(n, reqs, statuses);
     Statuses st(n, statuses);
+    pull_while_waiting(n, ops.p, reqs, true);
     int rc = PMPI_Waitall(n, reqs, st.p);
     return finish_all(n, ops.p, reqs, st.p, rc, true);
   });
@@ -203,6 +257,7 @@ LOOM_MPI_EXPORT int MPI_Testall(int n, MPI_Request reqs[], int *flag,
     Scratch<PendingOp *> ops(n);
     if (!claim(reqs, n, ops.p)) return PMPI_Testall(n, reqs, flag, statuses);
     Statuses st(n, statuses);
+    pull_once(n, ops.p, reqs, true);
     int rc = PMPI_Testall(n, reqs, flag, st.p);
     // A false flag leaves every request untouched (MPI: none is completed);
     // with an error in a status the completed ones are reported there.
@@ -220,6 +275,7 @@ LOOM_MPI_EXPORT int MPI_Waitany(int n, MPI_Request reqs[], int *index,
     if (!claim(reqs, n, ops.p)) return PMPI_Waitany(n, reqs, index, status);
     MPI_Status tmp;
     MPI_Status *st = status_or(status, &tmp);
+    pull_while_waiting(n, ops.p, reqs, false);
     int rc = PMPI_Waitany(n, reqs, index, st);
     int k = *index;
     if (k != MPI_UNDEFINED && k >= 0 && k < n && ops[k] &&
@@ -238,6 +294,7 @@ LOOM_MPI_EXPORT int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag
     if (!claim(reqs, n, ops.p)) return PMPI_Testany(n, reqs, index, flag, status);
     MPI_Status tmp;
     MPI_Status *st = status_or(status, &tmp);
+    pull_once(n, ops.p, reqs, false);
     int rc = PMPI_Testany(n, reqs, index, flag, st);
     int k = *index;
     if (*flag && k != MPI_UNDEFINED && k >= 0 && k < n && ops[k] &&
@@ -257,6 +314,7 @@ LOOM_MPI_EXPORT int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount,
     if (!claim(reqs, n, ops.p))
       return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
     Statuses st(n, statuses);
+    pull_while_waiting(n, ops.p, reqs, false);
     int rc = PMPI_Waitsome(n, reqs, outcount, indices, st.p);
     return finish_some(n, ops.p, reqs, *outcount, indices, st.p, rc, true);
   });
@@ -271,6 +329,7 @@ LOOM_MPI_EXPORT int MPI_Testsome(int n, MPI_Request reqs[], int *outcount,
     if (!claim(reqs, n, ops.p))
       return PMPI_Testsome(n, reqs, outcount, indices, statuses);
     Statuses st(n, statuses);
+    pull_once(n, ops.p, reqs, false);
     int rc = PMPI_Testsome(n, reqs, outcount, indices, st.p);
     return finish_some(n, ops.p, reqs, *outcount, indices, st.p, rc, true);
   });

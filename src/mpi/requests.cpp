@@ -602,21 +602,26 @@ int complete(PendingOp *op, MPI_Status *st, int err, MPI_Request *handle) {
   return rc;
 }
 
+int finish_early(PendingOp *op, MPI_Status *st, int err) {
+  if (op->state == PendingOp::State::finished) return op->finished_rc;
+  const int rc = op->finished_rc = run_unpacks(op, st, err);
+  if (op->partial && PMPI_Get_elements_x(st, MPI_BYTE, &op->finished_bytes) != MPI_SUCCESS)
+    op->finished_bytes = 0;
+  op->state = PendingOp::State::finished;
+  return rc;
+}
+
 int complete_peek(PendingOp *op, MPI_Status *st, int err) {
-  int rc = MPI_SUCCESS;
-  if (op->state != PendingOp::State::finished) {
-    rc = op->finished_rc = run_unpacks(op, st, err);
-    if (op->partial && PMPI_Get_elements_x(st, MPI_BYTE, &op->finished_bytes) != MPI_SUCCESS)
-      op->finished_bytes = 0;
-    op->state = PendingOp::State::finished;
-  } else {
-    rc = op->finished_rc;
-  }
+  const int rc = finish_early(op, st, err);
   unclaim(op);
   return rc;
 }
 
-void peek_receives() {
+namespace {
+// complete_peek on every active op `want` picks whose system request is
+// complete but not yet seen by a completion call.
+template <class Want>
+void peek_where(Want want) {
   if (!ops_live()) return;
   std::vector<PendingOp *> mine;
   {
@@ -624,8 +629,7 @@ void peek_receives() {
     if (!g_buckets) return;
     for (PendingOp *head : *g_buckets)
       for (PendingOp *op = head; op; op = op->next)
-        if (op->kind == PendingOp::kRecv && op->rdv_check && !op->claimed &&
-            op->state == PendingOp::State::active) {
+        if (want(*op) && !op->claimed && op->state == PendingOp::State::active) {
           op->claimed = op->borrowed = true;
           mine.push_back(op);
         }
@@ -637,6 +641,15 @@ void peek_receives() {
     if (flag) complete_peek(op, &st, rc);
     else unclaim(op);
   }
+}
+}  // namespace
+
+void peek_receives() {
+  peek_where([](const PendingOp &op) { return op.kind == PendingOp::kRecv && op.rdv_check; });
+}
+
+void peek_collectives() {
+  peek_where([](const PendingOp &op) { return op.kind == PendingOp::kColl && op.on_data; });
 }
 
 int rearm(PendingOp *op) {

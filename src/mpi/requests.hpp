@@ -298,10 +298,18 @@ int complete(PendingOp *op, MPI_Status *st, int err, MPI_Request *handle);
 // be valid), unclaim, and keep the op registered for the later
 // Wait/Test/Request_free (which will not unpack again).
 int complete_peek(PendingOp *op, MPI_Status *st, int err);
+// The same for an op the caller has claimed and keeps claimed (its own
+// later completion retires it).
+int finish_early(PendingOp *op, MPI_Status *st, int err);
 // Runs complete_peek on every receive that may hold an RDV and whose system
 // request is complete but not yet seen by a completion call: a probe must
 // not count RDVs already matched by a posted receive.
 void peek_receives();
+// The same for nonblocking Loom-to-Loom collectives (on_data set): their
+// blocks announced to this process are pulled and their own announced
+// blocks finished, which frees the slots their peers wait for.  A
+// collective that needs a slot while all are held calls it (l2l_coll.cpp).
+void peek_collectives();
 // MPI_Start: re-arms a claimed persistent op (packs for sends).
 int rearm(PendingOp *op);
 // MPI_Request_free of a claimed op: an inactive one is destroyed; an active

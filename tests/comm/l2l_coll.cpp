@@ -336,6 +336,52 @@ void busy_slots(const Case &c) {
         }
 }
 
+// More nonblocking collectives outstanding than there are slots for their
+// blocks (700 calls, a block to every other rank each), completed by one
+// MPI_Waitall, by MPI_Wait newest first, and by an MPI_Testall loop: a
+// rank starting a call may wait for a slot that only its peers' pulls
+// free, so every one of those completions must pull the blocks of calls
+// already complete at the system level without waiting for the rest.
+void many_outstanding() {
+  constexpr int kCalls = 700, kInts = 256;
+  MPI_Datatype v, t;  // every other int, blocks 2 * kInts ints apart
+  MPI_Type_vector(kInts, 1, 2, MPI_INT, &v);
+  MPI_Type_create_resized(v, 0, (MPI_Aint)(2 * kInts * sizeof(int)), &t);
+  MPI_Type_free(&v);
+  MPI_Type_commit(&t);
+  const size_t span = 2 * kInts, per_call = span * (size_t)g_size;
+  for (int how = 0; how < 3; ++how) {
+    std::vector<int> out(per_call * kCalls), in(per_call * kCalls, kCanary);
+    for (int i = 0; i < kCalls; ++i)
+      for (int b = 0; b < g_size; ++b)
+        for (int k = 0; k < kInts; ++k)
+          out[i * per_call + b * span + 2 * k] = value(i * g_size + g_rank, b, k);
+    std::vector<MPI_Request> q((size_t)kCalls);
+    for (int i = 0; i < kCalls; ++i)
+      MPI_Ialltoall(&out[i * per_call], 1, t, &in[i * per_call], 1, t, MPI_COMM_WORLD, &q[i]);
+    if (how == 0) {
+      EXPECT(MPI_Waitall(kCalls, q.data(), MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+    } else if (how == 1) {
+      for (int i = kCalls; i-- > 0;) EXPECT(MPI_Wait(&q[i], MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    } else {
+      for (int flag = 0; !flag;) MPI_Testall(kCalls, q.data(), &flag, MPI_STATUSES_IGNORE);
+    }
+    for (int i = 0; i < kCalls; ++i)
+      for (int b = 0; b < g_size; ++b)
+        for (int k = 0; k < kInts; ++k) {
+          const int got = in[i * per_call + b * span + 2 * k],
+                    gap = in[i * per_call + b * span + 2 * k + 1];
+          if (got != value(i * g_size + b, g_rank, k) || gap != kCanary) {
+            EXPECT_MSG(false, "rank %d, %d outstanding calls (completion %d): call %d block %d int %d is %d",
+                       g_rank, kCalls, how, i, b, k, got);
+            MPI_Type_free(&t);
+            return;
+          }
+        }
+  }
+  MPI_Type_free(&t);
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -366,5 +412,6 @@ int main(int argc, char **argv) {
   }
   g_mode = Mode::blocking;
   busy_slots(Case{runs, runs.run * 64, false, false});
+  many_outstanding();
   return finish("loom_comm_l2l_coll");
 }
