@@ -27,8 +27,9 @@ void stream_pack(uint32_t i, bool park);
 // is a system call); one in the sender's arena (`mapped`) costs a piece
 // only the kernel's set-up and the receiver's poll, so a message under
 // 64 KiB goes in 4 pieces of at least 4 KiB instead of one or two: round
-// trips of 12-98 KiB DDTBench layouts 10-20% faster on both MPIs, while
-// fewer pieces than 8 lost 4-12% at 128 KiB-1 MiB (docs/results.md).
+// trips of the 11-13 KiB DDTBench layouts 10-20% faster on both MPIs (the
+// 40 KiB one within 4%), while fewer pieces than 8 lost 4-12% at
+// 128 KiB-1 MiB (docs/results.md).
 inline size_t stream_chunk(size_t bytes, bool mapped) {
   constexpr size_t lo = size_t(16) << 10, hi = size_t(256) << 10, mapped_lo = size_t(4) << 10;
   const size_t c = bytes / 8 < lo ? lo : bytes / 8 > hi ? hi : bytes / 8;

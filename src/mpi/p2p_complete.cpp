@@ -125,11 +125,7 @@ int finish_some(int n, PendingOp **ops, MPI_Request *reqs, int outcount,
   return some ? merge_in_status(rc, lrc, comm, st, done, failed.p) : merge(rc, lrc, comm);
 }
 
-// Whether op is a Loom-to-Loom collective: completing it pulls blocks whose
-// senders' slots its peers may need before they can start a later one.
-inline bool pulls(const PendingOp *op) {
-  return op && op->kind == PendingOp::kColl && op->on_data;
-}
+inline bool pulls(const PendingOp *op) { return op && pulls_blocks(*op); }
 
 // Before a blocking system wait on reqs[0..n) (all of them, or any one)
 // whose claimed ops include a Loom-to-Loom collective: waits by polling

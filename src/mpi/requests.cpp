@@ -649,7 +649,7 @@ void peek_receives() {
 }
 
 void peek_collectives() {
-  peek_where([](const PendingOp &op) { return op.kind == PendingOp::kColl && op.on_data; });
+  peek_where([](const PendingOp &op) { return pulls_blocks(op); });
 }
 
 int rearm(PendingOp *op) {

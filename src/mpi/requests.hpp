@@ -305,7 +305,13 @@ int finish_early(PendingOp *op, MPI_Status *st, int err);
 // request is complete but not yet seen by a completion call: a probe must
 // not count RDVs already matched by a posted receive.
 void peek_receives();
-// The same for nonblocking Loom-to-Loom collectives (on_data set): their
+// Whether op is a nonblocking Loom-to-Loom collective: completing it pulls
+// the blocks announced to this process, which frees the slots its peers
+// may need before they can start a later collective.
+inline bool pulls_blocks(const PendingOp &op) {
+  return op.kind == PendingOp::kColl && op.on_data;
+}
+// The same for nonblocking Loom-to-Loom collectives (pulls_blocks): their
 // blocks announced to this process are pulled and their own announced
 // blocks finished, which frees the slots their peers wait for.  A
 // collective that needs a slot while all are held calls it (l2l_coll.cpp).

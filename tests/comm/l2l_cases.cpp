@@ -400,7 +400,8 @@ void shared_handles(MPI_Comm comm) {
   MPI_Type_free(&v);
 }
 
-// More nonblocking sends outstanding than the protocol has slots (512) and
+// More nonblocking sends outstanding than the protocol has point-to-point
+// slots (384) and
 // its arena holds, none received yet: the sends past them travel staged
 // (or as plain data), every one still arrives in order per tag with its
 // own data, and Waitall completes once the receiver has posted.
