@@ -401,10 +401,9 @@ void shared_handles(MPI_Comm comm) {
 }
 
 // More nonblocking sends outstanding than the protocol has point-to-point
-// slots (384) and
-// its arena holds, none received yet: the sends past them travel staged
-// (or as plain data), every one still arrives in order per tag with its
-// own data, and Waitall completes once the receiver has posted.
+// slots (384) and its arena holds, none received yet: the sends past them
+// travel staged (or as plain data), every one still arrives in order per
+// tag with its own data, and Waitall completes once the receiver has posted.
 void many_outstanding(MPI_Comm comm) {
   constexpr int kMessages = 1500;
   MPI_Datatype v = vec(500, 2);
