@@ -178,9 +178,7 @@ Arrival on_arrival(const char *got, MPI_Status *st, const Side &dst, MPI_Comm pl
 
 void fix_probe(MPI_Comm comm, MPI_Status *st, bool matched) {
   if (!enabled() || !st || st->MPI_SOURCE < 0) return;
-  MPI_Count n = 0;
-  if (PMPI_Get_elements_x(st, MPI_BYTE, &n) != MPI_SUCCESS || n != (MPI_Count)kRdvBytes)
-    return;
+  if (status_bytes(*st) != (MPI_Count)kRdvBytes) return;
   uint64_t key = comm_key(comm);
   Header *h = key ? peer_segment(world_rank(comm, st->MPI_SOURCE), true) : nullptr;
   if (!h) return;

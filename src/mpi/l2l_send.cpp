@@ -178,9 +178,7 @@ int finish(uint32_t i, double wait_us) {
 // Slot i's op completed at the system level (its RDV left).
 int on_send_data(PendingOp &op, MPI_Status *st) {
   uint32_t i = (uint32_t)(uintptr_t)op.ctx;
-  int cancelled = 0;
-  if (st) PMPI_Test_cancelled(st, &cancelled);
-  if (cancelled) {
+  if (st && status_cancelled(*st)) {
     release_slot(i);  // never matched: nobody pulls it
     return MPI_SUCCESS;
   }

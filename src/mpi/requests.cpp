@@ -173,9 +173,8 @@ void destroy(PendingOp *op) {
 
 // Bytes the system says arrived (for the partial-unpack rule).
 size_t received_bytes(const MPI_Status *st, size_t cap) {
-  MPI_Count n = 0;  // past INT_MAX too
-  if (PMPI_Get_elements_x(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0)
-    return 0;
+  const MPI_Count n = status_bytes(*st);  // past INT_MAX too
+  if (n < 0) return 0;
   return (size_t)n < cap ? (size_t)n : cap;
 }
 
@@ -191,9 +190,7 @@ size_t arrived(const MPI_Status *st, int err, bool partial, size_t cap) {
   // system need not write it for a collective request: MPICH 4.0.2's
   // Request_get_status leaves it as it was; nor can they be cancelled).
   if (!partial && cls == MPI_SUCCESS) return SIZE_MAX;
-  int cancelled = 0;
-  PMPI_Test_cancelled(st, &cancelled);
-  if (cancelled) return 0;
+  if (status_cancelled(*st)) return 0;
   return received_bytes(st, cap);
 }
 
@@ -433,9 +430,7 @@ int deliver(const Side &s, const char *got, MPI_Status *st, int err, bool rdv_ch
   if (!got) {
     // Received in place: only a message of an RDV's size needs more than
     // the system's own status (most receives end here, on one count).
-    int c = MPI_UNDEFINED;
-    if (!rdv_check || (err == MPI_SUCCESS && PMPI_Get_count(st, MPI_BYTE, &c) == MPI_SUCCESS &&
-                       c != MPI_UNDEFINED && (size_t)c != l2l::kRdvBytes))
+    if (!rdv_check || (err == MPI_SUCCESS && status_bytes(*st) != (MPI_Count)l2l::kRdvBytes))
       return MPI_SUCCESS;
   }
   size_t n = arrived(st, err, true, SIZE_MAX);
@@ -605,8 +600,7 @@ int complete(PendingOp *op, MPI_Status *st, int err, MPI_Request *handle) {
 int finish_early(PendingOp *op, MPI_Status *st, int err) {
   if (op->state == PendingOp::State::finished) return op->finished_rc;
   const int rc = op->finished_rc = run_unpacks(op, st, err);
-  if (op->partial && PMPI_Get_elements_x(st, MPI_BYTE, &op->finished_bytes) != MPI_SUCCESS)
-    op->finished_bytes = 0;
+  if (op->partial) op->finished_bytes = status_bytes(*st);
   op->state = PendingOp::State::finished;
   return rc;
 }

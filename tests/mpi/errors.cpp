@@ -12,6 +12,7 @@
 #include <limits>
 #include <vector>
 
+#include "compat.hpp"  // the drop-in's status accessors, checked below
 #include "guarded.hpp"
 #include "mpi_test.hpp"
 
@@ -381,6 +382,34 @@ void handle_reuse() {
 
 }  // namespace
 
+// The drop-in reads a receive's byte count and cancel flag from the status
+// fields (compat.hpp) instead of asking the system: they must agree with
+// PMPI_Get_elements_x and PMPI_Test_cancelled for every count the system
+// can store, past 2^31 and 2^32 too, with and without the flag.
+void status_fields() {
+  const MPI_Count counts[] = {0, 1, 44, 8193, INT32_MAX, (MPI_Count)INT32_MAX + 1,
+                              (MPI_Count)UINT32_MAX, (MPI_Count)UINT32_MAX + 1,
+                              (MPI_Count)1 << 40, ((MPI_Count)1 << 45) + 12345};
+  for (MPI_Count c : counts) {
+    for (int flag = 0; flag < 2; ++flag) {
+      MPI_Status st;
+      std::memset(&st, 0x5a, sizeof st);
+      PMPI_Status_set_elements_x(&st, MPI_BYTE, c);
+      PMPI_Status_set_cancelled(&st, flag);
+      MPI_Count sys = -1;
+      int cancelled = -1;
+      PMPI_Get_elements_x(&st, MPI_BYTE, &sys);
+      PMPI_Test_cancelled(&st, &cancelled);
+      EXPECT_MSG(sys == c, "the system stores a count of %lld", (long long)c);
+      EXPECT_MSG(loom_mpi::status_bytes(st) == sys, "status_bytes %lld, the system %lld",
+            (long long)loom_mpi::status_bytes(st), (long long)sys);
+      EXPECT_MSG(loom_mpi::status_cancelled(st) == (cancelled != 0),
+            "status_cancelled %d, the system %d (count %lld)",
+            (int)loom_mpi::status_cancelled(st), cancelled, (long long)c);
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   if (!dropin_active()) {
@@ -399,6 +428,7 @@ int main(int argc, char **argv) {
   external_errors();
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   handle_reuse();
+  status_fields();
   MPI_Comm_free(&g_comm);
   MPI_Errhandler_free(&eh);
   return finish("errors");
