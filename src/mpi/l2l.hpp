@@ -28,6 +28,13 @@ int send(IsendFn sys, const Side &staged, const void *buf, int count, MPI_Dataty
 int isend(IsendFn init, const Side &staged, const void *buf, int count, MPI_Datatype dt,
           int dest, int tag, MPI_Comm comm, MPI_Request *req);
 
+// Whether a send that classify() left without a type (contiguous data)
+// may still go Loom-to-Loom: judged on the type's size alone, as send()
+// and isend() would, so that the many contiguous sends that stay with the
+// system skip their setup (only messages of an RDV's size or from
+// l2l_contiguous_min() go on).
+bool contiguous_may_go(int count, MPI_Datatype dt);
+
 // Whether a send to dest on comm could go Loom-to-Loom (a cheap check: the
 // peer and the communicator; the message decides later).
 bool may_send_to(MPI_Comm comm, int dest);

@@ -347,17 +347,8 @@ void announce_plain(MPI_Comm comm, int dest, int tag, size_t bytes) {
 int64_t prepare(Side s, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                 MPI_Comm comm, Rdv *rdv) {
   if (!enabled()) return -1;
-  if (!s.type) {
-    // Contiguous: Loom-to-Loom only at an RDV's size or from
-    // l2l_contiguous_min() (choose()); most contiguous sends stop here,
-    // on the type's size, before the run is looked at.
-    const Mirror *m = find(dt);
-    int64_t n;
-    if (m && m->contig && !__builtin_mul_overflow((int64_t)count, m->size, &n) &&
-        !contiguous_goes_l2l((size_t)n))
-      return -1;
-    if (!contiguous_run(buf, count, dt, &s)) return -1;
-  }
+  if (!s.type && (!contiguous_may_go(count, dt) || !contiguous_run(buf, count, dt, &s)))
+    return -1;
   if (!size_allows(s)) return -1;
   uint64_t key;
   int w = peer_dest(comm, dest, &key);
@@ -365,6 +356,16 @@ int64_t prepare(Side s, const void *buf, int count, MPI_Datatype dt, int dest, i
   Scheme scheme;
   if (!choose(dt, s, &scheme)) return -1;
   return post(s, scheme, w, tag, key, rdv);
+}
+
+bool contiguous_may_go(int count, MPI_Datatype dt) {
+  if (!enabled()) return false;
+  // Contiguous: Loom-to-Loom only at an RDV's size or from
+  // l2l_contiguous_min() (choose()), decided before the run is looked at.
+  const Mirror *m = find(dt);
+  int64_t n;
+  return !(m && m->contig && !__builtin_mul_overflow((int64_t)count, m->size, &n) &&
+           !contiguous_goes_l2l((size_t)n));
 }
 
 bool may_send_to(MPI_Comm comm, int dest) {
