@@ -380,8 +380,6 @@ void handle_reuse() {
   }
 }
 
-}  // namespace
-
 // The drop-in reads a receive's byte count and cancel flag from the status
 // fields (compat.hpp) instead of asking the system: they must agree with
 // PMPI_Get_elements_x and PMPI_Test_cancelled for every count the system
@@ -402,13 +400,15 @@ void status_fields() {
       PMPI_Test_cancelled(&st, &cancelled);
       EXPECT_MSG(sys == c, "the system stores a count of %lld", (long long)c);
       EXPECT_MSG(loom_mpi::status_bytes(st) == sys, "status_bytes %lld, the system %lld",
-            (long long)loom_mpi::status_bytes(st), (long long)sys);
+                 (long long)loom_mpi::status_bytes(st), (long long)sys);
       EXPECT_MSG(loom_mpi::status_cancelled(st) == (cancelled != 0),
-            "status_cancelled %d, the system %d (count %lld)",
-            (int)loom_mpi::status_cancelled(st), cancelled, (long long)c);
+                 "status_cancelled %d, the system %d (count %lld)",
+                 (int)loom_mpi::status_cancelled(st), cancelled, (long long)c);
     }
   }
 }
+
+}  // namespace
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
