@@ -103,7 +103,7 @@ int neighbor_l2l(const Topology &topo, Variant var, const void *sbuf, int scount
                                : !w ? l2l::CollShape::v
                                     : l2l::CollShape::w;
   auto wire = [&](const l2l::WireArgs &a) {
-    const int rdv = (int)l2l::kRdvBytes;
+    const int rdv = (int)l2l::kCollRdvBytes;
     MPI_Request *q = a.req;
     if (shape == l2l::CollShape::uniform)
       return q ? PMPI_Ineighbor_alltoall(a.sbuf, rdv, MPI_BYTE, a.rbuf, rdv, MPI_BYTE, comm, q)

@@ -26,7 +26,7 @@ l2l::CollBlock one_block(int peer, const void *buf, int count, MPI_Datatype type
 
 // Scatter(v) of the wire: RDVs (uniform) or bytes; nonblocking with a.req.
 int scatter_wire(const l2l::WireArgs &a, bool v, int root, MPI_Comm comm) {
-  const int rdv = (int)l2l::kRdvBytes;
+  const int rdv = (int)l2l::kCollRdvBytes;
   MPI_Request *q = a.req;
   if (!v)
     return q ? PMPI_Iscatter(a.sbuf, rdv, MPI_BYTE, a.rbuf, rdv, MPI_BYTE, root, comm, q)
@@ -39,7 +39,7 @@ int scatter_wire(const l2l::WireArgs &a, bool v, int root, MPI_Comm comm) {
 
 // Gather(v) of the wire, likewise.
 int gather_wire(const l2l::WireArgs &a, bool v, int root, MPI_Comm comm) {
-  const int rdv = (int)l2l::kRdvBytes;
+  const int rdv = (int)l2l::kCollRdvBytes;
   MPI_Request *q = a.req;
   if (!v)
     return q ? PMPI_Igather(a.sbuf, rdv, MPI_BYTE, a.rbuf, rdv, MPI_BYTE, root, comm, q)

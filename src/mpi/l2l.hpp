@@ -40,7 +40,8 @@ bool contiguous_may_go(int count, MPI_Datatype dt);
 bool may_send_to(MPI_Comm comm, int dest);
 
 // Whether a receive from `source` on comm (MPI_ANY_SOURCE included) can
-// be matched by an RDV, so must hold at least kRdvBytes and be checked.
+// be matched by an RDV, so must be checked if it has room for kRdvBytes
+// (with less room, the system reports an RDV as MPI_ERR_TRUNCATE).
 bool may_meet_rdv(MPI_Comm comm, int source);
 
 // What a completed receive found.
@@ -72,6 +73,13 @@ void fix_probe(MPI_Comm comm, MPI_Status *st, bool matched);
 void poll();
 // Completed sends whose receivers have not pulled yet.
 int parked();
+// MPI_Finalize, once this process will pull no more: says so to its
+// senders (Header::closed).
+void close_receiving();
+// MPI_Finalize, while waiting for parked(): releases the parked messages
+// whose receivers have closed or exited (a receive with room for less
+// than an RDV truncated the message without pulling it).
+void release_abandoned();
 
 // Wait-family calls let a send wait a little for its receiver's pull
 // before packing (LOOM_L2L_GRACE); Test-family calls do not wait.

@@ -68,7 +68,7 @@ bool block_side(const CollBlock &b, Side *s) {
 
 // The rule both ends of a block apply to the same byte count.
 bool big(size_t bytes) {
-  return bytes >= kRdvBytes && bytes >= coll_min();
+  return bytes >= kCollRdvBytes && bytes >= coll_min();
 }
 
 }  // namespace
@@ -81,7 +81,7 @@ bool coll_block_may_fit(int count, MPI_Datatype t) {
 }
 
 int alltoall_wire(CollShape shape, MPI_Comm comm, const WireArgs &a) {
-  const int rdv = (int)kRdvBytes;
+  const int rdv = (int)kCollRdvBytes;
   MPI_Request *q = a.req;
   switch (shape) {
     case CollShape::uniform:
@@ -127,7 +127,7 @@ struct Exchange {
   }
 
   size_t wire_len(const Moving &m) const {
-    return shape == CollShape::uniform || m.rdv ? kRdvBytes : m.local ? 0 : m.bytes;
+    return shape == CollShape::uniform || m.rdv ? kCollRdvBytes : m.local ? 0 : m.bytes;
   }
 
   // The decisions (kFallback: this collective does not run here) and, past
@@ -264,7 +264,7 @@ int Exchange::prepare(int me, const std::vector<CollBlock> &send,
       progress();
       peek_collectives();
     }
-    std::memcpy(sb.data + m.off, &rdv, kRdvBytes);
+    std::memcpy(sb.data + m.off, &rdv, kCollRdvBytes);
   }
   return MPI_SUCCESS;
 }

@@ -42,7 +42,7 @@ struct WireArgs {
   const MPI_Datatype *bytes;
   MPI_Request *req;
 };
-// The system's exchange of the wire buffers (uniform: kRdvBytes per block,
+// The system's exchange of the wire buffers (uniform: kCollRdvBytes per block,
 // back to back); returns its MPI outcome.
 using CollWire = std::function<int(const WireArgs &)>;
 

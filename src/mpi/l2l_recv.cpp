@@ -191,7 +191,7 @@ void fix_probe(MPI_Comm comm, MPI_Status *st, bool matched) {
   Slot *best = earliest(h, key, st->MPI_TAG, false);
   if (!best) return;
   if (best->state.load(std::memory_order_acquire) == kPlain) {
-    // Its own size, 44; a matching probe takes it (the Mrecv cannot know
+    // Its own size, kRdvBytes; a matching probe takes it (the Mrecv cannot know
     // the communicator).
     if (matched) best->state.store(kDone, std::memory_order_release);
     return;

@@ -19,7 +19,7 @@ namespace loom_mpi {
 namespace l2l {
 
 constexpr uint32_t kMagic = 0x4c4d5347;  // "LMSG"
-constexpr uint32_t kVersion = 2;  // 2: the shared arena
+constexpr uint32_t kVersion = 3;  // 2: the shared arena; 3: padded RDVs, `closed`
 constexpr uint32_t kSlots = 512;
 // The last kCollSlots slots are kept for collectives: a collective has
 // promised its RDVs to peers that are in the same call, so it waits for a
@@ -83,6 +83,10 @@ struct Header {
   uint64_t probe_addr;  // address of kProbeWord in the owner's memory
   std::atomic<uint64_t> seq;
   uint64_t arena_bytes;  // the arena's size (at kArenaAt); 0: none
+  // Set by the owner in MPI_Finalize once it will pull no more: its
+  // senders then release the slots still addressed to it (a receive with
+  // room for less than an RDV never pulls the message it truncates).
+  std::atomic<uint32_t> closed;
   Slot slots[kSlots];
 };
 
@@ -96,7 +100,10 @@ bool reserve_arena(size_t upto);
 
 constexpr uint64_t kProbeWord = 0x6c6f6f6d2d636d61ull;
 
-// The RDV message: exactly kRdvBytes on the wire (Invariant R).
+// What an RDV says (docs/protocol.md).  A collective's RDVs are exactly
+// this (kCollRdvBytes per block of its wire exchange, which no user
+// receive can match); a point-to-point RDV is this, zero-padded to
+// kRdvBytes on the wire.
 struct Rdv {
   uint32_t magic;
   uint32_t version;
@@ -106,8 +113,16 @@ struct Rdv {
   uint64_t bytes;
   uint32_t pad;
 } __attribute__((packed));
-constexpr size_t kRdvBytes = 44;
-static_assert(sizeof(Rdv) == kRdvBytes, "RDV layout");
+constexpr size_t kCollRdvBytes = 44;
+static_assert(sizeof(Rdv) == kCollRdvBytes, "RDV layout");
+// A point-to-point RDV's size on the wire, R of Invariant R.  About 1 KiB,
+// so that a receive with room for fewer bytes needs no check: an RDV can
+// match it only for a message longer than R, which the system itself
+// reports as MPI_ERR_TRUNCATE.  259 ints: no message of 8-byte elements
+// has this size, and few others do (each must travel as an RDV itself).
+// Far below every eager limit, so an RDV never waits for its receiver.
+constexpr size_t kRdvBytes = 1036;
+static_assert(kRdvBytes > sizeof(Rdv) && kRdvBytes % 8 != 0, "padded RDV");
 constexpr uint32_t kRdvMagic = 0x56524d4c;  // "LMRV"
 
 // Called before PMPI_Init: creates this process's segment when the

@@ -11,6 +11,7 @@
 #include "scheme.hpp"
 
 #include <sched.h>
+#include <signal.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -375,13 +376,24 @@ bool may_send_to(MPI_Comm comm, int dest) {
 WaitScope::WaitScope() { ++t_wait_depth; }
 WaitScope::~WaitScope() { --t_wait_depth; }
 
+namespace {
+// A point-to-point RDV as it travels: zero-padded to kRdvBytes.
+struct RdvWire {
+  Rdv head;
+  char pad[kRdvBytes - sizeof(Rdv)];
+};
+static_assert(sizeof(RdvWire) == kRdvBytes, "padded RDV");
+// A blocking send's: only the head is ever written (the padding stays
+// zero), and a thread is in one blocking send at a time.
+thread_local RdvWire t_wire{};
+}  // namespace
+
 int send(IsendFn sys, const Side &staged, const void *buf, int count, MPI_Datatype dt,
          int dest, int tag, MPI_Comm comm) {
-  Rdv rdv;
-  int64_t i = prepare(staged, buf, count, dt, dest, tag, comm, &rdv);
+  int64_t i = prepare(staged, buf, count, dt, dest, tag, comm, &t_wire.head);
   if (i < 0) return kFallback;
   MPI_Request r;
-  int rc = sys(&rdv, (int)kRdvBytes, MPI_BYTE, dest, tag, comm, &r);
+  int rc = sys(&t_wire, (int)kRdvBytes, MPI_BYTE, dest, tag, comm, &r);
   if (rc != MPI_SUCCESS) {
     release_slot((uint32_t)i);  // never sent: no receiver holds it
     return rc;
@@ -407,14 +419,15 @@ int isend(IsendFn init, const Side &staged, const void *buf, int count, MPI_Data
   op->ctx = reinterpret_cast<void *>((uintptr_t)i);
   // Streamed: complete once packed (below); progress() owns the slot then.
   if (!streamed) op->on_data = on_send_data;
-  // The RDV is copied by the system before Isend returns (44 bytes: every
-  // MPI sends it eagerly); op staging keeps it alive regardless.
+  // The RDV is copied by the system before Isend returns (about 1 KiB:
+  // every MPI sends it eagerly); op staging keeps it alive regardless.
   if (op_stage(op, kRdvBytes) != MPI_SUCCESS) {
     op_discard(op);
     release_slot((uint32_t)i);
     return kFallback;
   }
-  std::memcpy(op->staging.data, &rdv, kRdvBytes);
+  std::memcpy(op->staging.data, &rdv, sizeof rdv);
+  std::memset(op->staging.data + sizeof rdv, 0, kRdvBytes - sizeof rdv);
   int rc = init(op->staging.data, (int)kRdvBytes, MPI_BYTE, dest, tag, comm, req);
   if (rc == MPI_SUCCESS && (rc = PMPI_Start(req)) != MPI_SUCCESS) PMPI_Request_free(req);
   if (rc != MPI_SUCCESS) {
@@ -442,6 +455,30 @@ void wait_pulled(uint32_t i) {
 }
 
 int parked() { return g_parked.load(std::memory_order_acquire); }
+
+void close_receiving() {
+  if (Header *h = own()) h->closed.store(1, std::memory_order_release);
+}
+
+void release_abandoned() {
+  if (g_parked.load(std::memory_order_acquire) == 0) return;
+  for (uint32_t w = 0; w < kSlots / 64; ++w) {
+    for (uint64_t bits = g_parked_bits[w].load(std::memory_order_acquire); bits;
+         bits &= bits - 1) {
+      const uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(bits);
+      if (!g_recs[i].parked.load(std::memory_order_acquire) || g_recs[i].plain) continue;
+      Slot &s = own()->slots[i];
+      const Header *h = peer_segment(s.recv_world, true);
+      if (h && !h->closed.load(std::memory_order_acquire) && kill(h->pid, 0) == 0) continue;
+      // Its receiver will never pull (closed, gone, or never mapped): no
+      // receiver holds the slot, since a receiver's CAS precedes any read
+      // and a closed receiver reads no more.
+      uint32_t st = s.state.load(std::memory_order_acquire);
+      if (st == kStaged || st == kStreaming)
+        s.state.compare_exchange_strong(st, kDone, std::memory_order_acq_rel);
+    }
+  }
+}
 
 void poll() {
   if (g_parked.load(std::memory_order_acquire) == 0 &&

@@ -6,10 +6,10 @@
 // MPI_Get_count/MPI_Get_elements on the user's type divide).  Then the bytes
 // that arrived are unpacked into the user's layout.
 //
-// A receive that a Loom-to-Loom RDV may match (l2l::may_meet_rdv) has room
-// for one: a contiguous receive of at least kRdvBytes lands in place, a
-// smaller one in a bounce, a non-contiguous one in staging; deliver() then
-// serves an RDV or takes the bytes as data.
+// A receive that a Loom-to-Loom RDV may match (l2l::may_meet_rdv: from a
+// Loom peer, with room for kRdvBytes) takes it where its data would go, in
+// place or in staging; deliver() then serves an RDV or takes the bytes as
+// data.  A receive with less room needs no check.
 #include "l2l.hpp"
 #include "p2p.hpp"
 
@@ -30,43 +30,37 @@ struct RecvPlan {
   MPI_Comm plain_comm = MPI_COMM_NULL;
 };
 
-// Whether the system would accept dt in a receive (a committed type; what
-// it must judge otherwise, it is left to).
-bool committed(MPI_Datatype dt) {
+// The room of a receive of (count, dt) in bytes, s being its Use::recv
+// classification; SIZE_MAX where the type is not known here (the check is
+// then kept).
+size_t room_of(int count, MPI_Datatype dt, const Side &s) {
+  if (s.type || s.direct) return s.bytes;
+  if (count <= 0) return 0;
   const Mirror *m = find(dt);
-  if (m) return true;
-  const Resolved r = resolve(dt, &m);
-  return r == Resolved::ok || r == Resolved::fallback;
+  if (!m && resolve(dt, &m) != Resolved::ok) return SIZE_MAX;
+  int64_t n;
+  return m && !__builtin_mul_overflow((int64_t)count, m->size, &n) ? (size_t)n : SIZE_MAX;
 }
 
 // Decides how (buf, count, dt) is received; an error class only for a
-// freed datatype.  A receive an RDV may match keeps the system's typed path
-// where selection gives it that (in place: the RDV's bytes are then the
-// stream's first kRdvBytes), else it is staged.
+// freed datatype.  Only a receive with room for an RDV can be matched by
+// one without the system reporting MPI_ERR_TRUNCATE (Invariant R), so
+// only such a receive is checked, and it holds the RDV where its data
+// goes: in staging, in place in its run, or in place in the system's typed
+// path where selection gives it that (the RDV's bytes are then the
+// stream's first kRdvBytes).
 int plan_recv(void *buf, int count, MPI_Datatype dt, bool rdv, RecvPlan *p) {
-  p->rdv = rdv;
   int rc = classify(buf, count, dt, &p->dst, Use::recv);
   if (rc != MPI_SUCCESS) return rc;
+  p->rdv = rdv && room_of(count, dt, p->dst) >= l2l::kRdvBytes;
   if (p->dst.type) {
     p->loom = true;
-    p->room = std::max(p->dst.bytes, rdv ? l2l::kRdvBytes : size_t(0));
-  } else if (rdv && contiguous_run(buf, count, dt, &p->dst)) {
+    p->room = p->dst.bytes;
+  } else if (p->rdv && contiguous_run(buf, count, dt, &p->dst)) {
     p->loom = true;
-    p->room = p->dst.bytes >= l2l::kRdvBytes ? 0 : l2l::kRdvBytes;
-  } else if (rdv && classify(buf, count, dt, &p->dst, Use::staged) == MPI_SUCCESS &&
+  } else if (p->rdv && classify(buf, count, dt, &p->dst, Use::staged) == MPI_SUCCESS &&
              p->dst.type) {
-    p->loom = true;  // the system's path, in place
-    p->in_place = p->dst.bytes >= l2l::kRdvBytes;
-    p->room = p->in_place ? 0 : l2l::kRdvBytes;
-  } else if (rdv && count == 0 && committed(dt)) {
-    // Room for an RDV even here: a Loom peer's message is then still
-    // pulled (none of its bytes) and its slot released, where taking the
-    // RDV for data would leave the sender's slot parked until MPI_Finalize.
-    // The program sees the truncation the system would report.
-    p->loom = true;
-    p->dst = Side{};
-    p->dst.base = buf;
-    p->room = l2l::kRdvBytes;
+    p->loom = p->in_place = true;
   } else {
     p->rdv = false;
   }

@@ -245,8 +245,11 @@ int drain_at_finalize(MPI_Comm, int, void *, void *) {
   }
   // Messages this process sent whose receivers have yet to pull their
   // packed copies: a receive may legally come after the send completed.
+  // Those to processes that will pull no more are let go.
+  l2l::close_receiving();
   until = PMPI_Wtime() + 10.0;
   while (l2l::parked() != 0 && PMPI_Wtime() < until) {
+    l2l::release_abandoned();
     l2l::poll();
     sched_yield();
   }
@@ -433,11 +436,11 @@ int deliver(const Side &s, const char *got, MPI_Status *st, int err, bool rdv_ch
     if (!rdv_check || (err == MPI_SUCCESS && status_bytes(*st) != (MPI_Count)l2l::kRdvBytes))
       return MPI_SUCCESS;
   }
-  size_t n = arrived(st, err, true, SIZE_MAX);
+  size_t n = arrived(st, err, true, s.bytes);
   int rc = MPI_SUCCESS;
   if (rdv_check && n == l2l::kRdvBytes) {
     // In place in a typed layout: the RDV's bytes are the stream's first.
-    char head[l2l::kRdvBytes];
+    char head[sizeof(l2l::Rdv)];
     const char *h = got ? got : static_cast<const char *>(s.base);
     if (!got && s.type &&
         loom_pack_range(s.base, s.count, s.type, 0, sizeof head, head) == LOOM_OK)
@@ -446,19 +449,8 @@ int deliver(const Side &s, const char *got, MPI_Status *st, int err, bool rdv_ch
         l2l::on_arrival(h, st, s, plain_comm, &rc) == l2l::Arrival::rdv)
       return rc;
   }
-  if (!got) return MPI_SUCCESS;  // the system wrote it in place
-  if (n > s.bytes) {
-    // Only a receive posted with room for an RDV gets here (the system
-    // checked every other one): the truncation the system would report.
-    n = s.bytes;
-    PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)n);
-    rc = MPI_ERR_TRUNCATE;
-  }
-  if (!n) return rc;
-  int u = MPI_SUCCESS;
-  if (s.type) u = unpack_side(s, got, 0, n);
-  else std::memcpy(s.base, got, n);
-  return u != MPI_SUCCESS ? u : rc;
+  if (!got || !n) return MPI_SUCCESS;
+  return unpack_side(s, got, 0, n);
 }
 
 // ---------------------------------------------------------------------------

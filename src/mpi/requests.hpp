@@ -125,17 +125,15 @@ int unpack_side(const Side &s, const char *src, size_t offset, size_t len);
 // an L2-sized bounce, packing and unpacking chunk by chunk.
 int copy_side(const Side &from, const Side &to, size_t bytes);
 
-// After a point-to-point receive: delivers what arrived (`got`; the byte
-// count in *st; none on an error other than truncation or when cancelled;
-// on truncation what fitted) into argument s: unpacked when s.type is set,
-// else copied to the run at s.base; `got` null: the system received it in
-// place (into the run, or into the layout by the user's own type).  A
-// receive posted with more room than s.bytes (room for an RDV) reports a
-// longer message as MPI_ERR_TRUNCATE itself, moving what fits.  With
-// rdv_check, an RDV is served instead (l2l::on_arrival), and a plain
-// message of an RDV's size is accounted on plain_comm (MPI_COMM_NULL: a
-// matching probe did that).  err is the receive's outcome; returns Loom's
-// own.
+// After a point-to-point receive: delivers what arrived (`got`, staging of
+// exactly s.bytes; the byte count in *st; none on an error other than
+// truncation or when cancelled; on truncation what fitted) into argument
+// s by unpacking it; `got` null: the system received it in place (into the
+// run, or into the layout by the user's own type).  With rdv_check (a
+// receive with room for an RDV), an RDV is served instead
+// (l2l::on_arrival), and a plain message of an RDV's size is accounted on
+// plain_comm (MPI_COMM_NULL: a matching probe did that).  err is the
+// receive's outcome; returns Loom's own.
 int deliver(const Side &s, const char *got, MPI_Status *st, int err, bool rdv_check,
             MPI_Comm plain_comm = MPI_COMM_NULL);
 

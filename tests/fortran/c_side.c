@@ -7,13 +7,13 @@
 
    Messages: kind 0 is N_SMALL blocks and kind 2 N_LARGE blocks of 8
    doubles every 16 (64 KiB and 1 MiB of data), value k + 0.5 for the
-   k-th double in the packed order; kind 1 is 44 bytes, byte k = k + 1
-   (the size of a Loom-to-Loom rendezvous).  The Fortran programs start
+   k-th double in the packed order; kind 1 is 1036 bytes, byte k (from 0)
+   = k % 100 + 1 (the size of a Loom-to-Loom rendezvous, l2l::kRdvBytes).  The Fortran programs start
    MPI from C (loom_test_c_init) or from Fortran, by their argument. */
 #include <mpi.h>
 #include <stdlib.h>
 
-enum { BLOCK = 8, STRIDE = 16, N_SMALL = 1024, N_LARGE = 16384, RDV_BYTES = 44 };
+enum { BLOCK = 8, STRIDE = 16, N_SMALL = 1024, N_LARGE = 16384, RDV_BYTES = 1036 };
 
 /* MPI_Init from C, as a C main program that calls Fortran code would. */
 void loom_test_c_init(void) { MPI_Init(NULL, NULL); }
@@ -30,7 +30,7 @@ static MPI_Datatype vector_of(int kind) {
 void loom_test_c_send(int kind, int dest, int tag) {
   if (kind == 1) {
     unsigned char b[RDV_BYTES];
-    for (int k = 0; k < RDV_BYTES; ++k) b[k] = (unsigned char)(k + 1);
+    for (int k = 0; k < RDV_BYTES; ++k) b[k] = (unsigned char)(k % 100 + 1);
     MPI_Send(b, RDV_BYTES, MPI_BYTE, dest, tag, MPI_COMM_WORLD);
     return;
   }

@@ -19,7 +19,8 @@ program fortran_dropin
   integer :: st(MPI_STATUS_SIZE), sts(MPI_STATUS_SIZE, 2), reqs(2), idxs(2)
   integer :: types_s(2), types_r(2), counts_s(2), counts_r(2), displs(2)
   integer(kind=MPI_ADDRESS_KIND) :: adispls(2), lb, extent
-  integer(kind=1) :: by(44)
+  integer, parameter :: NR = 1036  ! l2l::kRdvBytes (c_side.c)
+  integer(kind=1) :: by(NR)
   logical :: flag
   double precision, allocatable :: a(:,:), b(:), big(:,:), rb(:,:,:), c2(:)
 
@@ -49,7 +50,7 @@ program fortran_dropin
   call MPI_Type_vector(NL, 8, 16, MPI_DOUBLE_PRECISION, vecl, ierr)
   call MPI_Type_commit(vecl, ierr)
 
-  ! C sends, Fortran probes and receives (64 KiB, then 44 bytes).
+  ! C sends, Fortran probes and receives (64 KiB, then an RDV's size).
   if (rank == 0) then
     call c_send(0, 1, 1)
     call c_send(1, 1, 2)
@@ -73,10 +74,10 @@ program fortran_dropin
     if (n /= NV) call fail('count of a C send', n)
     call expect_packed(b, 0d0, 'recv of a C send')
     by = 0
-    call MPI_Recv(by, 44, MPI_BYTE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
-    call check(ierr, 'recv of 44 bytes')
-    do k = 1, 44
-      if (by(k) /= k) call fail('44-byte message, byte', k)
+    call MPI_Recv(by, NR, MPI_BYTE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+    call check(ierr, 'recv of an RDV-sized message')
+    do k = 1, NR
+      if (by(k) /= mod(k - 1, 100) + 1) call fail('RDV-sized message, byte', k)
     end do
   end if
 

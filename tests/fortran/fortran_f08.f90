@@ -19,7 +19,8 @@ program fortran_f08
   type(MPI_Comm) :: graph, cart, ring
   type(MPI_Status) :: st, sts(2)
   type(MPI_Request) :: reqs(2)
-  integer(kind=1) :: by(44)
+  integer, parameter :: NR = 1036  ! l2l::kRdvBytes (c_side.c)
+  integer(kind=1) :: by(NR)
   double precision, allocatable :: a(:,:), b(:)
 
   ierr = MPI_SUCCESS
@@ -56,12 +57,12 @@ program fortran_f08
     call expect_packed(b, 0d0, 'recv of a C send')
     call MPI_Probe(0, 2, MPI_COMM_WORLD, st, ierr)
     call MPI_Get_count(st, MPI_BYTE, n)
-    if (n /= 44) call fail('probe count of 44 bytes', n)
+    if (n /= NR) call fail('probe count of an RDV-sized message', n)
     by = 0
-    call MPI_Recv(by, 44, MPI_BYTE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
-    call check(ierr, 'recv of 44 bytes')
-    do k = 1, 44
-      if (by(k) /= k) call fail('44-byte message, byte', k)
+    call MPI_Recv(by, NR, MPI_BYTE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+    call check(ierr, 'recv of an RDV-sized message')
+    do k = 1, NR
+      if (by(k) /= mod(k - 1, 100) + 1) call fail('RDV-sized message, byte', k)
     end do
     call fill(a, 0d0)
     call MPI_Send(a, 1, vec, 0, 3, MPI_COMM_WORLD, ierr)
