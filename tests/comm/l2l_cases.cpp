@@ -65,7 +65,7 @@ std::vector<int> int_slots(MPI_Datatype dt, int count, int span) {
   std::vector<char> p((size_t)sz);
   PMPI_Pack(idx.data(), count, dt, p.data(), sz, &pos, MPI_COMM_WORLD);
   std::vector<int> out((size_t)pos / sizeof(int));
-  std::memcpy(out.data(), p.data(), out.size() * sizeof(int));
+  if (!out.empty()) std::memcpy(out.data(), p.data(), out.size() * sizeof(int));
   return out;
 }
 
