@@ -13,8 +13,6 @@
 #include "l2l.hpp"
 #include "p2p.hpp"
 
-#include <algorithm>
-
 namespace loom_mpi {
 namespace {
 
