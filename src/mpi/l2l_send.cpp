@@ -55,6 +55,18 @@ void park(uint32_t i, bool plain) {
   (plain ? g_plain : g_parked).fetch_add(1, std::memory_order_release);
 }
 
+// Calls f(i) for every slot i parked now.
+template <class F>
+void for_each_parked(F f) {
+  for (uint32_t w = 0; w < kSlots / 64; ++w) {
+    for (uint64_t bits = g_parked_bits[w].load(std::memory_order_acquire); bits;
+         bits &= bits - 1) {
+      const uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(bits);
+      if (g_recs[i].parked.load(std::memory_order_acquire)) f(i);
+    }
+  }
+}
+
 thread_local int t_wait_depth = 0;
 
 uint64_t g_rng[2];
@@ -383,8 +395,9 @@ struct RdvWire {
   char pad[kRdvBytes - sizeof(Rdv)];
 };
 static_assert(sizeof(RdvWire) == kRdvBytes, "padded RDV");
-// A blocking send's: only the head is ever written (the padding stays
-// zero), and a thread is in one blocking send at a time.
+// This thread's latest RDV: only the head is ever written (the padding
+// stays zero); a blocking send hands it to the system as it is, a
+// nonblocking one copies it to the op's staging first.
 thread_local RdvWire t_wire{};
 }  // namespace
 
@@ -410,8 +423,7 @@ int send(IsendFn sys, const Side &staged, const void *buf, int count, MPI_Dataty
 
 int isend(IsendFn init, const Side &staged, const void *buf, int count, MPI_Datatype dt,
           int dest, int tag, MPI_Comm comm, MPI_Request *req) {
-  Rdv rdv;
-  int64_t i = prepare(staged, buf, count, dt, dest, tag, comm, &rdv);
+  int64_t i = prepare(staged, buf, count, dt, dest, tag, comm, &t_wire.head);
   if (i < 0) return kFallback;
   const bool streamed = g_recs[i].packed.data != nullptr;
   PendingOp *op = op_new(PendingOp::kSend, comm);
@@ -426,8 +438,7 @@ int isend(IsendFn init, const Side &staged, const void *buf, int count, MPI_Data
     release_slot((uint32_t)i);
     return kFallback;
   }
-  std::memcpy(op->staging.data, &rdv, sizeof rdv);
-  std::memset(op->staging.data + sizeof rdv, 0, kRdvBytes - sizeof rdv);
+  std::memcpy(op->staging.data, &t_wire, kRdvBytes);
   int rc = init(op->staging.data, (int)kRdvBytes, MPI_BYTE, dest, tag, comm, req);
   if (rc == MPI_SUCCESS && (rc = PMPI_Start(req)) != MPI_SUCCESS) PMPI_Request_free(req);
   if (rc != MPI_SUCCESS) {
@@ -462,22 +473,18 @@ void close_receiving() {
 
 void release_abandoned() {
   if (g_parked.load(std::memory_order_acquire) == 0) return;
-  for (uint32_t w = 0; w < kSlots / 64; ++w) {
-    for (uint64_t bits = g_parked_bits[w].load(std::memory_order_acquire); bits;
-         bits &= bits - 1) {
-      const uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(bits);
-      if (!g_recs[i].parked.load(std::memory_order_acquire) || g_recs[i].plain) continue;
-      Slot &s = own()->slots[i];
-      const Header *h = peer_segment(s.recv_world, true);
-      if (h && !h->closed.load(std::memory_order_acquire) && kill(h->pid, 0) == 0) continue;
-      // Its receiver will never pull (closed, gone, or never mapped): no
-      // receiver holds the slot, since a receiver's CAS precedes any read
-      // and a closed receiver reads no more.
-      uint32_t st = s.state.load(std::memory_order_acquire);
-      if (st == kStaged || st == kStreaming)
-        s.state.compare_exchange_strong(st, kDone, std::memory_order_acq_rel);
-    }
-  }
+  for_each_parked([](uint32_t i) {
+    if (g_recs[i].plain) return;
+    Slot &s = own()->slots[i];
+    const Header *h = peer_segment(s.recv_world, true);
+    if (h && !h->closed.load(std::memory_order_acquire) && kill(h->pid, 0) == 0) return;
+    // Its receiver will never pull (closed, gone, or never mapped): no
+    // receiver holds the slot, since a receiver's CAS precedes any read
+    // and a closed receiver reads no more.
+    uint32_t st = s.state.load(std::memory_order_acquire);
+    if (st == kStaged || st == kStreaming)
+      s.state.compare_exchange_strong(st, kDone, std::memory_order_acq_rel);
+  });
 }
 
 void poll() {
@@ -487,22 +494,17 @@ void poll() {
   static std::mutex poll_mu;
   std::unique_lock<std::mutex> pl(poll_mu, std::try_to_lock);
   if (!pl.owns_lock()) return;
-  for (uint32_t w = 0; w < kSlots / 64; ++w) {
-    for (uint64_t bits = g_parked_bits[w].load(std::memory_order_acquire); bits;
-         bits &= bits - 1) {
-      const uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(bits);
-      if (!g_recs[i].parked.load(std::memory_order_acquire)) continue;
-      uint32_t st = own()->slots[i].state.load(std::memory_order_acquire);
-      if (st == kRefused) {
-        serve_push(i);
-        st = own()->slots[i].state.load(std::memory_order_acquire);
-      }
-      if (st == kDone) {
-        (g_recs[i].plain ? g_plain : g_parked).fetch_sub(1, std::memory_order_release);
-        release_slot(i);
-      }
+  for_each_parked([](uint32_t i) {
+    uint32_t st = own()->slots[i].state.load(std::memory_order_acquire);
+    if (st == kRefused) {
+      serve_push(i);
+      st = own()->slots[i].state.load(std::memory_order_acquire);
     }
-  }
+    if (st == kDone) {
+      (g_recs[i].plain ? g_plain : g_parked).fetch_sub(1, std::memory_order_release);
+      release_slot(i);
+    }
+  });
 }
 
 }  // namespace l2l
