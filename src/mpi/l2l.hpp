@@ -35,6 +35,14 @@ int isend(IsendFn init, const Side &staged, const void *buf, int count, MPI_Data
 // l2l_contiguous_min() go on).
 bool contiguous_may_go(int count, MPI_Datatype dt);
 
+// Whether send()/isend() could take (buf, count, dt) as classify() left
+// it in s, judged on its size alone, inline: no message shorter than an
+// RDV travels as one (docs/protocol.md, Invariant R), so the many small
+// non-contiguous sends skip the protocol's setup entirely.
+inline bool may_go(const Side &s, int count, MPI_Datatype dt) {
+  return s.type ? s.bytes >= kRdvBytes : contiguous_may_go(count, dt);
+}
+
 // Whether a send to dest on comm could go Loom-to-Loom (a cheap check: the
 // peer and the communicator; the message decides later).
 bool may_send_to(MPI_Comm comm, int dest);

@@ -33,7 +33,7 @@ int send_staged(SendFn sys, l2l::IsendFn rdv, const void *buf, int count,
   if (dest != MPI_PROC_NULL) {
     int rc = classify(buf, count, dt, &s, Use::staged);
     if (rc != MPI_SUCCESS) return raise(comm, rc);
-    if (rdv && (s.type || l2l::contiguous_may_go(count, dt))) {
+    if (rdv && l2l::may_go(s, count, dt)) {
       rc = l2l::send(rdv, s, buf, count, dt, dest, tag, comm);
       if (rc != kFallback) return rc;
     }
@@ -61,7 +61,7 @@ int isend_staged(IsendFn sys, bool persistent, const void *buf, int count,
   if (dest != MPI_PROC_NULL && req) {
     int rc = classify(buf, count, dt, &s, Use::staged);
     if (rc != MPI_SUCCESS) return raise(comm, rc);
-    if (l2l_init && !persistent && (s.type || l2l::contiguous_may_go(count, dt))) {
+    if (l2l_init && !persistent && l2l::may_go(s, count, dt)) {
       rc = l2l::isend(l2l_init, s, buf, count, dt, dest, tag, comm, req);
       if (rc != kFallback) return rc;
     }

@@ -25,30 +25,42 @@ namespace {
 
 inline uintptr_t req_key(MPI_Request r) { return (uintptr_t)r; }
 
-// Guarded by g_mu: the table (chained buckets through PendingOp::next)
-// and the detached list.
+// Guarded by g_mu: the table (chained buckets through PendingOp::next and
+// ::prev) and the detached list.  Within a bucket, unclaimed ops come
+// before claimed ones (claiming moves an op to the tail), so finding a
+// handle's unclaimed op never walks past claimed ones: the systems give
+// every eagerly completed send one handle, and a Waitall of n of them
+// would otherwise walk O(n^2) ops.
 std::mutex g_mu;
-std::vector<PendingOp *> *g_buckets = nullptr;  // never destroyed (atexit use)
+struct Bucket {
+  PendingOp *head = nullptr, *tail = nullptr;
+};
+std::vector<Bucket> *g_buckets = nullptr;  // never destroyed (atexit use)
 size_t g_count = 0;
 PendingOp *g_detached_head = nullptr;
 
 // What a thread keeps for its next small messages, so that taking and
 // giving back an op or a small staging buffer costs no lock (the locks
 // were most of the drop-in's cost on a 1 KiB exchange): recycled ops (their
-// vectors keep their capacity) and up to kPerClass idle staging buffers
-// per size class up to 16 KiB (256 KiB at most).  Reached through a
-// thread-local pointer (plain data, so no C++ wrapper; TLS descriptors,
-// CMakeLists.txt, make it a few instructions), allocated on a thread's
-// first use; a thread-specific key's destructor gives it back when a
-// thread other than the main one ends (the main thread's lives until exit).
+// vectors keep their capacity; as many as the thread once had outstanding,
+// 4096 at most) and idle staging buffers per size class up
+// to 16 KiB: 64 KiB of them per class, 8 to 64 buffers (a window of 64
+// messages of 1 KiB or less recycles its own; 432 KiB at most).  Reached
+// through a thread-local pointer (plain data, so no C++ wrapper; TLS
+// descriptors, CMakeLists.txt, make it a few instructions), allocated on a
+// thread's first use; a thread-specific key's destructor gives it back when
+// a thread other than the main one ends (the main thread's lives until exit).
 struct ThreadCache {
-  static constexpr unsigned kMaxOps = 64;
+  static constexpr unsigned kMaxOps = 4096;
   static constexpr int kMaxShift = 14;
-  static constexpr unsigned kPerClass = 8;
+  static constexpr unsigned kMaxPerClass = 64;
+  static constexpr unsigned per_class(int cls) {
+    return (65536u >> cls) < 8 ? 8 : (65536u >> cls) > kMaxPerClass ? kMaxPerClass : 65536u >> cls;
+  }
   PendingOp *ops = nullptr;
   unsigned nops = 0;
   struct Idle {
-    loom::xfer::Buffer b[kPerClass];
+    loom::xfer::Buffer b[kMaxPerClass];
     unsigned n = 0;
   } idle[kMaxShift + 1];
 };
@@ -104,17 +116,38 @@ size_t bucket_of(uintptr_t k, size_t n) {
   return (size_t)((k * 0x9E3779B97F4A7C15ull) >> 17) & (n - 1);
 }
 
+void link_locked(Bucket &b, PendingOp *op) {
+  if (op->claimed) {  // at the tail
+    op->next = nullptr;
+    op->prev = b.tail;
+    (b.tail ? b.tail->next : b.head) = op;
+    b.tail = op;
+  } else {  // at the head
+    op->prev = nullptr;
+    op->next = b.head;
+    (b.head ? b.head->prev : b.tail) = op;
+    b.head = op;
+  }
+}
+
+void unlink_locked(Bucket &b, PendingOp *op) {
+  (op->prev ? op->prev->next : b.head) = op->next;
+  (op->next ? op->next->prev : b.tail) = op->prev;
+  op->next = op->prev = nullptr;
+}
+
+Bucket &bucket_locked(const PendingOp *op) {
+  return (*g_buckets)[bucket_of(req_key(op->req), g_buckets->size())];
+}
+
 void grow_locked() {
   size_t n = g_buckets ? g_buckets->size() * 2 : 256;
-  auto *nb = new std::vector<PendingOp *>(n, nullptr);
+  auto *nb = new std::vector<Bucket>(n);
   if (g_buckets) {
-    for (PendingOp *head : *g_buckets)
-      while (head) {
-        PendingOp *nx = head->next;
-        PendingOp *&slot = (*nb)[bucket_of(req_key(head->req), n)];
-        head->next = slot;
-        slot = head;
-        head = nx;
+    for (Bucket &b : *g_buckets)
+      while (PendingOp *op = b.head) {
+        unlink_locked(b, op);
+        link_locked((*nb)[bucket_of(req_key(op->req), n)], op);
       }
     delete g_buckets;
   }
@@ -123,20 +156,28 @@ void grow_locked() {
 
 void insert_locked(PendingOp *op) {
   if (!g_buckets || g_count + 1 > g_buckets->size()) grow_locked();
-  PendingOp *&slot = (*g_buckets)[bucket_of(req_key(op->req), g_buckets->size())];
-  op->next = slot;
-  slot = op;
+  link_locked(bucket_locked(op), op);
   ++g_count;
 }
 
+bool on_table_locked(const Bucket &b, const PendingOp *op) { return op->prev || b.head == op; }
+
+// Takes op off the table if it is on it.
 void remove_locked(PendingOp *op) {
-  PendingOp **p = &(*g_buckets)[bucket_of(req_key(op->req), g_buckets->size())];
-  while (*p && *p != op) p = &(*p)->next;
-  if (*p) {
-    *p = op->next;
-    --g_count;
-  }
-  op->next = nullptr;
+  Bucket &b = bucket_locked(op);
+  if (!on_table_locked(b, op)) return;
+  unlink_locked(b, op);
+  --g_count;
+}
+
+// Marks an op claimed or not, keeping unclaimed ops first in its bucket.
+void set_claimed_locked(PendingOp *op, bool claimed) {
+  Bucket &b = bucket_locked(op);
+  const bool listed = on_table_locked(b, op);
+  if (listed) unlink_locked(b, op);
+  op->claimed = claimed;
+  if (!claimed) op->borrowed = false;
+  if (listed) link_locked(b, op);
 }
 
 // The op of live handle r that a completion call may claim.  None, with
@@ -145,7 +186,7 @@ PendingOp *find_unclaimed_locked(MPI_Request r, bool *borrowed) {
   *borrowed = false;
   if (!g_buckets || r == MPI_REQUEST_NULL) return nullptr;
   uintptr_t k = req_key(r);
-  for (PendingOp *op = (*g_buckets)[bucket_of(k, g_buckets->size())]; op; op = op->next) {
+  for (PendingOp *op = (*g_buckets)[bucket_of(k, g_buckets->size())].head; op; op = op->next) {
     if (req_key(op->req) != k) continue;
     if (!op->claimed) return op;
     if (op->borrowed) *borrowed = true;
@@ -307,7 +348,7 @@ void staging_release(Buffer &b) {
   ThreadCache *t;
   if (b.cls >= 0 && b.cls <= ThreadCache::kMaxShift && (t = thread_cache())) {
     ThreadCache::Idle &i = t->idle[b.cls];
-    if (i.n < ThreadCache::kPerClass) {
+    if (i.n < ThreadCache::per_class(b.cls)) {
       i.b[i.n++] = b;
       b = Buffer();
       return;
@@ -478,7 +519,7 @@ PendingOp *op_new(PendingOp::Kind kind, MPI_Comm comm) {
   op->state = PendingOp::State::inactive;
   op->claimed = op->borrowed = op->detached = false;
   op->finished_rc = MPI_SUCCESS;
-  op->next = nullptr;
+  op->next = op->prev = nullptr;
   return op;
 }
 
@@ -526,14 +567,14 @@ int claim(const MPI_Request *reqs, int n, PendingOp **ops) {
         PendingOp *op = find_unclaimed_locked(reqs[i], &borrowed);
         if (!op && borrowed) break;  // wait for the peek to give it back
         if (op) {
-          op->claimed = true;
+          set_claimed_locked(op, true);
           ++found;
         }
         ops[i] = op;
       }
       if (i == n) return found;
       for (int k = 0; k < i; ++k)
-        if (ops[k]) ops[k]->claimed = false;
+        if (ops[k]) set_claimed_locked(ops[k], false);
     }
     // A peek holds one of them for the time of one status query (and
     // perhaps its data movement).
@@ -549,7 +590,7 @@ PendingOp *claim_one(MPI_Request req) {
 
 void unclaim(PendingOp *op) {
   std::lock_guard<std::mutex> g(g_mu);
-  op->claimed = op->borrowed = false;
+  set_claimed_locked(op, false);
 }
 
 int complete(PendingOp *op, MPI_Status *st, int err, MPI_Request *handle) {
@@ -577,7 +618,7 @@ int complete(PendingOp *op, MPI_Status *st, int err, MPI_Request *handle) {
   if (op->persistent && now != MPI_REQUEST_NULL) {
     std::lock_guard<std::mutex> g(g_mu);
     op->state = PendingOp::State::inactive;
-    op->claimed = false;
+    set_claimed_locked(op, false);
     return rc;
   }
   {
@@ -613,12 +654,16 @@ void peek_where(Want want) {
   {
     std::lock_guard<std::mutex> g(g_mu);
     if (!g_buckets) return;
-    for (PendingOp *head : *g_buckets)
-      for (PendingOp *op = head; op; op = op->next)
+    for (Bucket &b : *g_buckets)
+      for (PendingOp *op = b.head; op;) {
+        PendingOp *nx = op->next;
         if (want(*op) && !op->claimed && op->state == PendingOp::State::active) {
-          op->claimed = op->borrowed = true;
+          set_claimed_locked(op, true);
+          op->borrowed = true;
           mine.push_back(op);
         }
+        op = nx;
+      }
   }
   for (PendingOp *op : mine) {
     int flag = 0;

@@ -228,6 +228,7 @@ struct PendingOp {
   // (MPI_Request_free'd while not inactive: taken off the table first), or
   // the recycled ops (destroyed).  Guarded by the table's lock.
   PendingOp *next = nullptr;
+  PendingOp *prev = nullptr;  // the table's chain only (doubly linked)
 };
 
 // Arms the MPI_Finalize hook that completes what the program left to Loom

@@ -1,6 +1,7 @@
 // Staging buffers: power-of-two classes, bounded idle lists (see the header).
 #include "staging_pool.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <new>
 
@@ -35,8 +36,12 @@ StagingPool::StagingPool(const Limits &limits) : lim_(limits) {
     ++top_shift_;
   // The idle-slot arrays are allocated once here, so release() never
   // allocates.
-  for (int s = kMinShift; s <= top_shift_; ++s)
-    classes_[s].idle = new char *[lim_.per_class ? lim_.per_class : 1];
+  for (int s = kMinShift; s <= top_shift_; ++s) {
+    const size_t by_bytes = lim_.per_class_bytes >> s;
+    Class &c = classes_[s];
+    c.cap = (unsigned)std::min<size_t>(kMaxIdle, std::max<size_t>(lim_.per_class, by_bytes));
+    c.idle = new char *[c.cap ? c.cap : 1];
+  }
 }
 
 StagingPool::~StagingPool() {
@@ -88,7 +93,7 @@ void StagingPool::release(Buffer &b) {
     std::lock_guard<std::mutex> g(c.mu);
     // The byte budget is checked under the class lock only, so it can be
     // overshot by one buffer per class under contention: still bounded.
-    if (c.n < lim_.per_class &&
+    if (c.n < c.cap &&
         cached_.load(std::memory_order_relaxed) + cap <= lim_.max_cached_bytes) {
       c.idle[c.n++] = p;
       cached_.fetch_add(cap, std::memory_order_relaxed);

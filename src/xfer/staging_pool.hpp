@@ -5,8 +5,11 @@
 // Allocating those per message would put malloc/free (and, for large
 // buffers, mmap/munmap and page faults) on the critical path, so released
 // buffers are kept in power-of-two size classes and handed out again.  The
-// pool is bounded twice: at most `per_class` idle buffers per class and at
-// most `max_cached_bytes` idle bytes overall; buffers above
+// pool is bounded twice: per class at most `per_class_bytes` of idle
+// buffers (but never fewer than `per_class` nor more than kMaxIdle buffers,
+// so that a window of thousands of small messages recycles its buffers
+// instead of allocating most of them), and at most `max_cached_bytes` idle
+// bytes overall; buffers above
 // `max_pooled_buffer` are allocated for the message and freed after it (a
 // few large messages must not pin memory for the life of the program).
 // Thread-safe: one small mutex per size class.
@@ -34,7 +37,8 @@ class StagingPool {
     // pooled; the idle total stays bounded by max_cached_bytes.
     size_t max_pooled_buffer = size_t(32) << 20;  // larger: allocate + free
     size_t max_cached_bytes = size_t(128) << 20;  // idle bytes kept overall
-    unsigned per_class = 16;                     // idle buffers per class
+    unsigned per_class = 16;                     // idle buffers per class, at least
+    size_t per_class_bytes = size_t(4) << 20;    // idle bytes per class, up to kMaxIdle
   };
 
   StagingPool();
@@ -62,6 +66,7 @@ class StagingPool {
 
   static constexpr int kMinShift = 8;   // smallest class: 256 bytes
   static constexpr int kMaxShift = 30;  // classes never exceed 1 GiB
+  static constexpr unsigned kMaxIdle = 4096;  // idle buffers per class, at most
   // The size class (log2 of its capacity) that serves @p bytes; kMaxShift
   // for anything larger (then too small: such requests are oversize).
   static int class_of(size_t bytes);
@@ -70,7 +75,8 @@ class StagingPool {
   struct Class {
     std::mutex mu;
     unsigned n = 0;
-    char **idle = nullptr;  // per_class slots, allocated once
+    unsigned cap = 0;       // idle slots (the limits' count for this class)
+    char **idle = nullptr;  // cap slots, allocated once
   };
   Limits lim_;
   int top_shift_;  // largest pooled class

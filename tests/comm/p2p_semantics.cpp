@@ -4,7 +4,8 @@
 // MPI_PACKED senders, persistent requests reused (Start, Startall,
 // Request_free), MPI_Request_free of active Loom sends and receives
 // (completed later), MPI_Cancel, MPI_BOTTOM with absolute types, error
-// classes through the communicator's handler, MPI_ERR_IN_STATUS, messages
+// classes through the communicator's handler, MPI_ERR_IN_STATUS, a window
+// of hundreds of requests completed by every call, messages
 // larger than the staging pool keeps, and statuses compared with the
 // system's.  Ranks 0 and 1 do the pair tests; every rank joins the fan-in.
 #include <cinttypes>
@@ -396,6 +397,65 @@ void waitall_statuses() {
   sync();
 }
 
+// A window of many small staged messages each way (the systems give the
+// eagerly completed sends one shared handle, so the request table holds
+// hundreds of ops under one key), completed by every kind of call in turn:
+// Testsome until something completes, Testany, Waitany, Waitsome, Test
+// on single requests (some not yet complete: their claims are given
+// back), then Waitall on the rest.
+void wide_window() {
+  if (g_rank >= 2 || g_size < 2) return sync();
+  const int n = 16, kMsgs = 600;
+  Types t = make_types(n);
+  const int peer = 1 - g_rank;
+  std::vector<std::vector<int>> in, out;
+  for (int i = 0; i < kMsgs; ++i) {
+    in.push_back(strided(n, -1));
+    out.push_back(strided(n, 1000 * i + g_rank));
+  }
+  std::vector<MPI_Request> q;
+  for (int i = 0; i < kMsgs; ++i) {
+    q.emplace_back();
+    MPI_Irecv(in[(size_t)i].data(), 1, t.vec, peer, 300 + i, g_comm, &q.back());
+  }
+  PMPI_Sendrecv(nullptr, 0, MPI_INT, peer, 169, nullptr, 0, MPI_INT, peer, 169, g_comm,
+                MPI_STATUS_IGNORE);
+  for (int i = 0; i < kMsgs; ++i) {
+    q.emplace_back();
+    MPI_Isend(out[(size_t)i].data(), 1, t.vec, peer, 300 + i, g_comm, &q.back());
+  }
+  const int total = (int)q.size();
+  int done = 0, outc = 0, idx = -1, flag = 0;
+  std::vector<int> ind((size_t)total);
+  do {
+    EXPECT(MPI_Testsome(total, q.data(), &outc, ind.data(), MPI_STATUSES_IGNORE) ==
+           MPI_SUCCESS);
+  } while (outc == 0);
+  if (outc != MPI_UNDEFINED) done += outc;
+  EXPECT(MPI_Testany(total, q.data(), &idx, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+  if (flag && idx != MPI_UNDEFINED) ++done;
+  for (int k = 0; k < 5; ++k) {
+    EXPECT(MPI_Waitany(total, q.data(), &idx, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    if (idx != MPI_UNDEFINED) ++done;
+  }
+  EXPECT(MPI_Waitsome(total, q.data(), &outc, ind.data(), MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+  if (outc != MPI_UNDEFINED) done += outc;
+  for (int i = total - 1; i >= 0; i -= 7)
+    if (q[(size_t)i] != MPI_REQUEST_NULL) {
+      EXPECT(MPI_Test(&q[(size_t)i], &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+      if (flag) ++done;
+    }
+  EXPECT(MPI_Waitall(total, q.data(), MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+  EXPECT_MSG(done <= total, "wide window: %d completions of %d requests", done, total);
+  int bad = 0;
+  for (int i = 0; i < kMsgs; ++i)
+    if (!strided_ok(in[(size_t)i], n, 1000 * i + peer)) ++bad;
+  EXPECT_MSG(bad == 0, "wide window: %d of %d messages wrong", bad, kMsgs);
+  for (MPI_Request r : q) EXPECT(r == MPI_REQUEST_NULL);
+  free_types(t);
+  sync();
+}
+
 // ---------------------------------------------------------------------------
 // MPI_Request_free on active Loom requests, and MPI_Cancel.
 
@@ -683,6 +743,7 @@ int main(int argc, char **argv) {
   fan_in();
   persistent();
   waitall_statuses();
+  wide_window();
   free_and_cancel();
   bottom();
   errors();

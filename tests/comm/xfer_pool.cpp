@@ -29,6 +29,7 @@ void basics() {
   lim.max_pooled_buffer = 1 << 20;
   lim.max_cached_bytes = 3 << 20;
   lim.per_class = 2;
+  lim.per_class_bytes = 0;  // the count bound alone (idle_per_class() checks the byte bound)
   StagingPool p(lim);
   for (size_t n : {size_t(0), size_t(1), size_t(255), size_t(256), size_t(257),
                    size_t(100000), size_t(1) << 20}) {
@@ -75,6 +76,33 @@ void basics() {
   // Releasing a cleared buffer is harmless.
   Buffer none;
   p.release(none);
+}
+
+// Idle buffers per class: per_class_bytes of them, never fewer than
+// per_class: a window of many small messages keeps all its buffers.
+void idle_per_class() {
+  StagingPool::Limits lim;
+  lim.per_class = 2;
+  lim.per_class_bytes = 8 << 10;
+  StagingPool p(lim);
+  Buffer x[12];
+  for (auto &e : x) e = p.acquire(1000);  // 1 KiB class: 8 kept
+  for (auto &e : x) p.release(e);
+  CHECK(p.stats().cached_bytes == 8 * 1024);
+  p.trim();
+  for (auto &e : x) e = p.acquire(8000);  // 8 KiB class: per_class (2) kept
+  for (auto &e : x) p.release(e);
+  CHECK(p.stats().cached_bytes == 2 * 8192);
+  p.trim();
+  // The default keeps a window of 1000 one-KiB messages.
+  StagingPool d;
+  std::vector<Buffer> w(1000);
+  for (auto &e : w) e = d.acquire(1024);
+  uint64_t misses = d.stats().misses;
+  for (auto &e : w) d.release(e);
+  for (auto &e : w) e = d.acquire(1024);
+  CHECK(d.stats().misses == misses);
+  for (auto &e : w) d.release(e);
 }
 
 // The class of a request: the smallest power of two that holds it, from
@@ -131,6 +159,7 @@ void threads() {
 
 int main() {
   basics();
+  idle_per_class();
   classes();
   threads();
   std::printf("xfer_pool: %s (%d failure%s)\n", g_fail ? "FAILED" : "passed", g_fail,
