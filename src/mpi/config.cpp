@@ -21,6 +21,9 @@ const loom::settings::Snapshot &config() {
 }
 
 int pack_threads(size_t bytes) {
+  // loom.h: the automatic choice gives one thread per MiB, so below 2 MiB
+  // one (the common case, decided without a call).
+  if (bytes < (size_t(2) << 20)) return 1;
   static const int64_t setting = config().bytes(Id::threads);
   if (setting == 1) return 1;
   const int automatic = loom_parallel_threads(bytes);

@@ -46,11 +46,17 @@ size_t room_of(int count, MPI_Datatype dt, const Side &s) {
 // only such a receive is checked, and it holds the RDV where its data
 // goes: in staging, in place in its run, or in place in the system's typed
 // path where selection gives it that (the RDV's bytes are then the
-// stream's first kRdvBytes).
-int plan_recv(void *buf, int count, MPI_Datatype dt, bool rdv, RecvPlan *p) {
+// stream's first kRdvBytes).  may_meet(): whether an RDV could come from
+// the receive's source, asked only of a receive with room for one.
+template <class MayMeet>
+int plan_recv(void *buf, int count, MPI_Datatype dt, MayMeet may_meet, RecvPlan *p) {
   int rc = classify(buf, count, dt, &p->dst, Use::recv);
   if (rc != MPI_SUCCESS) return rc;
-  p->rdv = rdv && room_of(count, dt, p->dst) >= l2l::kRdvBytes;
+  // The cheaper question first: the room is known unless the system keeps
+  // the receive (then it costs a lookup).
+  const bool known = p->dst.type || p->dst.direct;
+  p->rdv = known ? room_of(count, dt, p->dst) >= l2l::kRdvBytes && may_meet()
+                 : may_meet() && room_of(count, dt, p->dst) >= l2l::kRdvBytes;
   if (p->dst.type) {
     p->loom = true;
     p->room = p->dst.bytes;
@@ -86,12 +92,11 @@ int recv_loom(const RecvPlan &p, void *buf, int count, MPI_Datatype dt, MPI_Comm
               MPI_Status *status, Post post) {
   MPI_Status tmp;
   MPI_Status *st = status_or(status, &tmp);
-  loom::xfer::Buffer b;
-  if (p.room && !(b = staging_acquire(p.room)).data) return kFallback;
-  Posted a = posted(p, buf, count, dt, b.data);
+  CallStaging b(p.room);
+  if (p.room && !b.data()) return kFallback;
+  Posted a = posted(p, buf, count, dt, b.data());
   int rc = post(a.buf, a.w, st);
-  int u = deliver(p.dst, p.room ? b.data : nullptr, st, rc, p.rdv, p.plain_comm);
-  staging_release(b);
+  int u = deliver(p.dst, p.room ? b.data() : nullptr, st, rc, p.rdv, p.plain_comm);
   if (u == MPI_ERR_TRUNCATE && rc == MPI_SUCCESS) st->MPI_ERROR = u;
   return rc == MPI_SUCCESS && u != MPI_SUCCESS ? raise(comm, u) : rc;
 }
@@ -146,7 +151,7 @@ int irecv_any(IrecvFn sys, bool persistent, void *buf, int count, MPI_Datatype d
               int source, int tag, MPI_Comm comm, MPI_Request *req) {
   RecvPlan p;
   if (source != MPI_PROC_NULL && req) {
-    int rc = plan_recv(buf, count, dt, l2l::may_meet_rdv(comm, source), &p);
+    int rc = plan_recv(buf, count, dt, [&] { return l2l::may_meet_rdv(comm, source); }, &p);
     if (rc != MPI_SUCCESS) return raise(comm, rc);
     p.plain_comm = comm;
   }
@@ -165,7 +170,7 @@ int recv_any(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Com
              MPI_Status *status) {
   RecvPlan p;
   if (source != MPI_PROC_NULL) {
-    int rc = plan_recv(buf, count, dt, l2l::may_meet_rdv(comm, source), &p);
+    int rc = plan_recv(buf, count, dt, [&] { return l2l::may_meet_rdv(comm, source); }, &p);
     if (rc != MPI_SUCCESS) return raise(comm, rc);
     p.plain_comm = comm;  // the system's own Mprobe below is no probe of ours
   }
@@ -218,7 +223,7 @@ LOOM_MPI_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype dt,
     if (real_message(message)) {
       // No communicator here: a freed type is reported on MPI_COMM_WORLD,
       // where the system reports errors of message-based calls.
-      int rc = plan_recv(buf, count, dt, l2l::any_peer(), &p);
+      int rc = plan_recv(buf, count, dt, l2l::any_peer, &p);
       if (rc != MPI_SUCCESS) return raise_nocomm(rc);
     }
     return mrecv_any(p, buf, count, dt, message, status);
@@ -230,7 +235,7 @@ LOOM_MPI_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype dt,
   return entry(MPI_COMM_WORLD, [&]() -> int {
     RecvPlan p;
     if (real_message(message) && req) {
-      int rc = plan_recv(buf, count, dt, l2l::any_peer(), &p);
+      int rc = plan_recv(buf, count, dt, l2l::any_peer, &p);
       if (rc != MPI_SUCCESS) return raise_nocomm(rc);
     }
     if (p.loom) {

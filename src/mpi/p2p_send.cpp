@@ -37,21 +37,19 @@ int send_staged(SendFn sys, l2l::IsendFn rdv, const void *buf, int count,
       rc = l2l::send(rdv, s, buf, count, dt, dest, tag, comm);
       if (rc != kFallback) return rc;
     }
-    system_if_faster(&s, dt);
+    system_if_faster(&s);
   }
   announce(s, count, dt, dest, tag, comm);
   if (!s.type) return sys(buf, count, dt, dest, tag, comm);
-  loom::xfer::Buffer b = staging_acquire(s.bytes);
-  if (!b.data || timed_pack(dt, s.bytes, [&] { return pack_side(s, b.data); }) != MPI_SUCCESS) {
+  CallStaging b(s.bytes);
+  if (!b.data() ||
+      timed_pack(dt, s.bytes, [&] { return pack_side(s, b.data()); }) != MPI_SUCCESS) {
     // Out of memory (or a plan Loom cannot run): the system's own path.
     note("send of %zu bytes: no staging, system datatype path", s.bytes);
-    staging_release(b);
     return sys(buf, count, dt, dest, tag, comm);
   }
   const Wire w = wire_for(s.bytes);
-  int rc = sys(b.data, w.count, w.type, dest, tag, comm);
-  staging_release(b);
-  return rc;
+  return sys(b.data(), w.count, w.type, dest, tag, comm);
 }
 
 int isend_staged(IsendFn sys, bool persistent, const void *buf, int count,
@@ -65,7 +63,7 @@ int isend_staged(IsendFn sys, bool persistent, const void *buf, int count,
       rc = l2l::isend(l2l_init, s, buf, count, dt, dest, tag, comm, req);
       if (rc != kFallback) return rc;
     }
-    system_if_faster(&s, dt);
+    system_if_faster(&s);
   }
   if (!persistent) announce(s, count, dt, dest, tag, comm);
   if (!s.type) {

@@ -26,14 +26,16 @@ namespace {
 inline uintptr_t req_key(MPI_Request r) { return (uintptr_t)r; }
 
 // Guarded by g_mu: the table (chained buckets through PendingOp::next and
-// ::prev) and the detached list.  Within a bucket, unclaimed ops come
-// before claimed ones (claiming moves an op to the tail), so finding a
-// handle's unclaimed op never walks past claimed ones: the systems give
+// ::prev) and the detached list.  A completion call's claim takes an op off
+// the table (its handle is the caller's until it completes or the claim is
+// given back), so a bucket holds only unclaimed ops and borrowed ones:
+// finding a handle's op never walks past claimed ones (the systems give
 // every eagerly completed send one handle, and a Waitall of n of them
-// would otherwise walk O(n^2) ops.
+// walked O(n^2) ops when claimed ops stayed), and completing one takes no
+// lock.
 std::mutex g_mu;
 struct Bucket {
-  PendingOp *head = nullptr, *tail = nullptr;
+  PendingOp *head = nullptr;
 };
 std::vector<Bucket> *g_buckets = nullptr;  // never destroyed (atexit use)
 size_t g_count = 0;
@@ -105,34 +107,22 @@ ThreadCache *thread_cache() {
   return t_cache = c;
 }
 
-// detail::g_live changes only under g_mu: a load and a store, no atomic
-// increment (lock-free readers see either value, as with one).
-void live_add_locked(long d) {
-  detail::g_live.store(detail::g_live.load(std::memory_order_relaxed) + d,
-                       std::memory_order_release);
-}
+void live_add(long d) { detail::g_live.fetch_add(d, std::memory_order_acq_rel); }
 
 size_t bucket_of(uintptr_t k, size_t n) {
   return (size_t)((k * 0x9E3779B97F4A7C15ull) >> 17) & (n - 1);
 }
 
 void link_locked(Bucket &b, PendingOp *op) {
-  if (op->claimed) {  // at the tail
-    op->next = nullptr;
-    op->prev = b.tail;
-    (b.tail ? b.tail->next : b.head) = op;
-    b.tail = op;
-  } else {  // at the head
-    op->prev = nullptr;
-    op->next = b.head;
-    (b.head ? b.head->prev : b.tail) = op;
-    b.head = op;
-  }
+  op->prev = nullptr;
+  op->next = b.head;
+  if (b.head) b.head->prev = op;
+  b.head = op;
 }
 
 void unlink_locked(Bucket &b, PendingOp *op) {
   (op->prev ? op->prev->next : b.head) = op->next;
-  (op->next ? op->next->prev : b.tail) = op->prev;
+  if (op->next) op->next->prev = op->prev;
   op->next = op->prev = nullptr;
 }
 
@@ -160,24 +150,26 @@ void insert_locked(PendingOp *op) {
   ++g_count;
 }
 
-bool on_table_locked(const Bucket &b, const PendingOp *op) { return op->prev || b.head == op; }
-
 // Takes op off the table if it is on it.
 void remove_locked(PendingOp *op) {
+  if (!g_buckets) return;
   Bucket &b = bucket_locked(op);
-  if (!on_table_locked(b, op)) return;
+  if (!op->prev && b.head != op) return;
   unlink_locked(b, op);
   --g_count;
 }
 
-// Marks an op claimed or not, keeping unclaimed ops first in its bucket.
-void set_claimed_locked(PendingOp *op, bool claimed) {
-  Bucket &b = bucket_locked(op);
-  const bool listed = on_table_locked(b, op);
-  if (listed) unlink_locked(b, op);
-  op->claimed = claimed;
-  if (!claimed) op->borrowed = false;
-  if (listed) link_locked(b, op);
+// A completion call's claim: off the table until given back.
+void claim_locked(PendingOp *op) {
+  remove_locked(op);
+  op->claimed = true;
+}
+
+// Gives back a claim: a completion call's op returns to the table, a
+// borrowed one never left it.
+void unclaim_locked(PendingOp *op) {
+  if (!op->borrowed) insert_locked(op);
+  op->claimed = op->borrowed = false;
 }
 
 // The op of live handle r that a completion call may claim.  None, with
@@ -357,6 +349,33 @@ void staging_release(Buffer &b) {
   staging_pool().release(b);
 }
 
+namespace {
+// One thread-local object, so that a call resolves its address once.
+struct Bounce {
+  static constexpr size_t kBytes = size_t(16) << 10;
+  alignas(64) char data[kBytes];
+  bool busy;
+};
+thread_local Bounce t_bounce;
+}  // namespace
+
+CallStaging::CallStaging(size_t bytes) {
+  if (bytes == 0) return;
+  Bounce &t = t_bounce;
+  if (bytes <= Bounce::kBytes && !t.busy) {
+    t.busy = bounce_ = true;
+    b_.data = t.data;
+    b_.capacity = Bounce::kBytes;
+    return;
+  }
+  b_ = staging_acquire(bytes);
+}
+
+CallStaging::~CallStaging() {
+  if (bounce_) t_bounce.busy = false;
+  else staging_release(b_);
+}
+
 int detail::classify_slow(const void *buf, int64_t count, MPI_Datatype dt,
                           const Mirror *m, Side *s, Use use) {
   if (!comm_enabled()) return MPI_SUCCESS;
@@ -394,13 +413,12 @@ int detail::classify_slow(const void *buf, int64_t count, MPI_Datatype dt,
   s->base = const_cast<void *>(base);
   s->count = count;
   s->bytes = (size_t)bytes;
+  s->mirror = m;
   return MPI_SUCCESS;
 }
 
-void system_if_faster(Side *s, MPI_Datatype dt) {
-  if (!s->type) return;
-  const Mirror *m = find(dt);
-  if (m && prefer_system(*m, s->bytes)) *s = Side{};
+void system_if_faster(Side *s) {
+  if (s->type && prefer_system(*s->mirror, s->bytes)) *s = Side{};
 }
 
 bool contiguous_run(const void *buf, int64_t count, MPI_Datatype dt, Side *s) {
@@ -419,10 +437,14 @@ bool contiguous_run(const void *buf, int64_t count, MPI_Datatype dt, Side *s) {
   return true;
 }
 
+// One thread: the whole-message calls themselves (small messages, most).
 int pack_side(const Side &s, char *dst) {
   size_t pos = 0;
-  loom_status st = loom_pack_parallel(s.base, s.count, s.type, dst, s.bytes, &pos,
-                                      pack_threads(s.bytes));
+  const int threads = pack_threads(s.bytes);
+  loom_status st =
+      threads == 1
+          ? loom_pack(s.base, s.count, s.type, dst, s.bytes, &pos)
+          : loom_pack_parallel(s.base, s.count, s.type, dst, s.bytes, &pos, threads);
   return st == LOOM_OK && pos == s.bytes ? MPI_SUCCESS : MPI_ERR_INTERN;
 }
 
@@ -431,7 +453,8 @@ int unpack_side(const Side &s, const char *src, size_t offset, size_t len) {
   const int threads = pack_threads(len);
   if (offset == 0 && len == s.bytes) {
     size_t pos = 0;
-    st = loom_unpack_parallel(src, len, &pos, s.base, s.count, s.type, threads);
+    st = threads == 1 ? loom_unpack(src, len, &pos, s.base, s.count, s.type)
+                      : loom_unpack_parallel(src, len, &pos, s.base, s.count, s.type, threads);
   } else {
     st = loom_unpack_range_parallel(src, offset, len, s.base, s.count, s.type, threads);
   }
@@ -552,9 +575,9 @@ void op_discard(PendingOp *op) { destroy(op); }
 void op_register(PendingOp *op, MPI_Request req, bool active) {
   op->req = req;
   op->state = active ? PendingOp::State::active : PendingOp::State::inactive;
+  live_add(1);
   std::lock_guard<std::mutex> g(g_mu);
   insert_locked(op);
-  live_add_locked(1);
 }
 
 int claim(const MPI_Request *reqs, int n, PendingOp **ops) {
@@ -567,14 +590,14 @@ int claim(const MPI_Request *reqs, int n, PendingOp **ops) {
         PendingOp *op = find_unclaimed_locked(reqs[i], &borrowed);
         if (!op && borrowed) break;  // wait for the peek to give it back
         if (op) {
-          set_claimed_locked(op, true);
+          claim_locked(op);
           ++found;
         }
         ops[i] = op;
       }
       if (i == n) return found;
       for (int k = 0; k < i; ++k)
-        if (ops[k]) set_claimed_locked(ops[k], false);
+        if (ops[k]) unclaim_locked(ops[k]);
     }
     // A peek holds one of them for the time of one status query (and
     // perhaps its data movement).
@@ -590,7 +613,7 @@ PendingOp *claim_one(MPI_Request req) {
 
 void unclaim(PendingOp *op) {
   std::lock_guard<std::mutex> g(g_mu);
-  set_claimed_locked(op, false);
+  unclaim_locked(op);
 }
 
 int complete(PendingOp *op, MPI_Status *st, int err, MPI_Request *handle) {
@@ -605,27 +628,15 @@ int complete(PendingOp *op, MPI_Status *st, int err, MPI_Request *handle) {
   }
   if (op->on_complete) op->on_complete(*op, st);
   if (rc != MPI_SUCCESS) st->MPI_ERROR = rc;
-  if (op->detached) {
-    // Completed behind the program's back (poll_detached_slow took it off
-    // the detached list).
-    {
-      std::lock_guard<std::mutex> g(g_mu);
-      live_add_locked(-1);
-    }
-    destroy(op);
-    return rc;
-  }
-  if (op->persistent && now != MPI_REQUEST_NULL) {
+  if (op->persistent && now != MPI_REQUEST_NULL && !op->detached) {
     std::lock_guard<std::mutex> g(g_mu);
     op->state = PendingOp::State::inactive;
-    set_claimed_locked(op, false);
+    unclaim_locked(op);
     return rc;
   }
-  {
-    std::lock_guard<std::mutex> g(g_mu);
-    remove_locked(op);
-    live_add_locked(-1);
-  }
+  // Off the table: claimed by the completion call, or detached (completed
+  // behind the program's back; poll_detached_slow took it off that list).
+  live_add(-1);
   destroy(op);
   return rc;
 }
@@ -658,8 +669,7 @@ void peek_where(Want want) {
       for (PendingOp *op = b.head; op;) {
         PendingOp *nx = op->next;
         if (want(*op) && !op->claimed && op->state == PendingOp::State::active) {
-          set_claimed_locked(op, true);
-          op->borrowed = true;
+          op->claimed = op->borrowed = true;  // stays on the table
           mine.push_back(op);
         }
         op = nx;
@@ -694,7 +704,7 @@ bool release_request(PendingOp *op) {
   std::unique_lock<std::mutex> lk(g_mu);
   remove_locked(op);
   if (op->state == PendingOp::State::inactive) {
-    live_add_locked(-1);
+    live_add(-1);
     lk.unlock();
     destroy(op);
     return true;

@@ -17,10 +17,12 @@
 // once, possibly to another thread, before the thread that completed it has
 // removed its entry.  So a completion call *claims* the ops of the handles
 // it was given before it asks the system (while those handles are certainly
-// live), lookups ignore claimed ops, and the table allows equal keys.
+// live): a claimed op is off the table until it completes or the claim is
+// given back, and the table allows equal keys.
 // A claim by progress (peek_receives, on another thread's receive) is a
-// *borrow*: the handle is live, so a completion call that meets a borrowed
-// op of its handle waits for it to be given back rather than missing it
+// *borrow*, which leaves the op on the table: the handle is live, so a
+// completion call that meets a borrowed op of its handle waits for it to
+// be given back rather than missing it
 // (missing it would complete the system request without Loom's work, and
 // leave a stale entry for the next owner of the handle value).
 // Equal keys also come from the systems' one shared handle for eagerly
@@ -58,6 +60,8 @@ struct Side {
   // the system may not see as contiguous (Mirror::native_contig): the
   // system receives `bytes` MPI_PACKED bytes straight into the run at base.
   bool direct = false;
+  // The type's mirror while type is set (classify(); for this call only).
+  const Mirror *mirror = nullptr;
 };
 
 // The arguments the system path gets for a (buf, count, dt) argument that
@@ -107,7 +111,7 @@ inline int classify(const void *buf, int64_t count, MPI_Datatype dt, Side *s,
 
 // What classify(Use::send) gives, from what it gave for Use::staged: the
 // system's path (type null) where selection prefers it for this layout.
-void system_if_faster(Side *s, MPI_Datatype dt);
+void system_if_faster(Side *s);
 
 // The one run of a contiguous (buf, count, dt) as a Side with no type
 // (base: the run's first byte; bytes: its length); false for anything
@@ -149,6 +153,24 @@ loom::xfer::StagingPool &staging_pool();
 loom::xfer::Buffer staging_acquire(size_t bytes);
 // Gives b back (to this thread's cache or the pool) and clears it.
 void staging_release(loom::xfer::Buffer &b);
+
+// Staging for the span of one blocking call (none for 0 bytes): this thread's own bounce
+// buffer (16 KiB) when the message fits and no outer call on this thread
+// holds it (an error handler or a generalized request's callback may send
+// from inside the system's progress), else staging_acquire()'s.  The
+// bounce costs a flag, where the cache costs a size class and two lookups.
+class CallStaging {
+ public:
+  explicit CallStaging(size_t bytes);
+  ~CallStaging();
+  CallStaging(const CallStaging &) = delete;
+  CallStaging &operator=(const CallStaging &) = delete;
+  char *data() const { return b_.data; }  // null: out of memory
+
+ private:
+  loom::xfer::Buffer b_;
+  bool bounce_ = false;
+};
 
 // ---------------------------------------------------------------------------
 // Pending operations.
@@ -291,7 +313,8 @@ inline bool needs_status(const PendingOp *op) {
 // not (Open MPI 4.1 frees a persistent request that completed with an
 // error), so the op goes too; a sys_persistent op's request is freed here
 // and *handle becomes MPI_REQUEST_NULL.  Returns an error class only if
-// Loom's own unpack failed.
+// Loom's own unpack failed.  op must be off the table: claimed by the
+// calling completion call (not borrowed), or detached.
 int complete(PendingOp *op, MPI_Status *st, int err, MPI_Request *handle);
 // MPI_Request_get_status saw op complete: unpack now (the user buffer must
 // be valid), unclaim, and keep the op registered for the later
