@@ -145,10 +145,10 @@ int deliver(const Side &s, const char *got, MPI_Status *st, int err, bool rdv_ch
 // LOOM_STAGING_CACHE_MB).
 loom::xfer::StagingPool &staging_pool();
 
-// Staging for one message: the pool's, behind a per-thread cache of up to
-// 8 idle buffers per size class up to 16 KiB (about 256 KiB a thread at
-// most, given back to the pool when the thread ends; requests.cpp,
-// ThreadCache).  A small message's buffer then costs no lock: the pool's
+// Staging for one message: the pool's, behind a per-thread cache of 64 KiB
+// of idle buffers per size class up to 16 KiB (8 to 64 buffers, 432 KiB a
+// thread at most, given back to the pool when the thread ends;
+// requests.cpp, ThreadCache).  A small message's buffer then costs no lock: the pool's
 // two locks were a tenth of a 1 KiB exchange.
 loom::xfer::Buffer staging_acquire(size_t bytes);
 // Gives b back (to this thread's cache or the pool) and clears it.

@@ -76,7 +76,7 @@ const std::vector<Spec> &registry() {
        "LOOM_STAGING_MAX_MB", M},
       {Id::staging_cache, "LOOM_STAGING_CACHE", Type::size, 128 * M, 128 * M, 0, T,
        "idle staging memory kept for reuse, all buffers together (besides "
-       "it, each thread keeps up to 256 KiB of small buffers of its own)",
+       "it, each thread keeps up to 432 KiB of small buffers of its own, and a 16 KiB bounce for blocking calls)",
        "LOOM_STAGING_CACHE_MB", M},
       // docs/protocol.md.  Off is the declared switch for jobs whose Loom
       // processes also receive through PMPI_ directly.
