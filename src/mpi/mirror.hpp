@@ -36,9 +36,10 @@ struct Mirror {
   int64_t mean_run = 0;
   int64_t elem_size = 0;
   // The fastest this process has packed the layout, in seconds per packed
-  // byte (0: never timed).  Senders time their packs only when the
+  // byte, its first pack left out (0: not yet timed).  Senders time their packs only when the
   // profile can weigh them (scheme.hpp: record_pack).
   mutable std::atomic<double> pack_per_byte{0};
+  mutable std::atomic<bool> pack_timed{false};  // a first pack was seen (not kept)
   // Whether a message of the layout has been chosen a scheme for with a
   // Loom peer (scheme.cpp: first_use): the first goes by a scheme that
   // needs no preparation.

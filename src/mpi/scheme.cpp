@@ -11,6 +11,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -155,10 +156,13 @@ void note_once(const Key &k, const Features &f, const Choice &c) {
        loom::xfer::format_bytes((double)f.bytes).c_str(), c.reason.c_str());
 }
 
-// A small per-thread cache of profile decisions (direct-mapped).
+// A small per-thread cache of profile decisions (direct-mapped), keyed by
+// the exact inputs (mean run, bytes, the three flags, the pack speed's
+// bits), so that a hit costs no logarithm: programs repeat their sizes.
+using ExactKey = std::tuple<int64_t, size_t, unsigned, uint64_t>;
 struct CacheSlot {
   bool used = false;
-  Key key;
+  ExactKey key;
   Scheme scheme = Scheme::staged;
 };
 constexpr size_t kCacheSlots = 64;
@@ -189,25 +193,29 @@ Scheme choose_scheme(const Mirror &m, size_t bytes, bool loom_peer) {
   f.loom_peer = loom_peer;
   f.first_use = loom_peer && first_use(m);
   const double per_byte = m.pack_per_byte.load(std::memory_order_relaxed);
+  // A profile decides per size class (the rules compare exact sizes); the
+  // cache in front of it is keyed by the exact inputs.
+  CacheSlot *slot = nullptr;
+  ExactKey exact;
+  if (st.profile) {
+    uint64_t bits;
+    std::memcpy(&bits, &per_byte, sizeof bits);
+    const unsigned flags = f.system_allowed * 4u + f.loom_peer * 2u + f.first_use;
+    exact = ExactKey{m.mean_run, bytes, flags, bits};
+    thread_local CacheSlot cache[kCacheSlots];
+    slot = &cache[(std::hash<int64_t>{}(m.mean_run * 131 + (int64_t)flags) ^
+                   std::hash<size_t>{}(bytes * 31) ^ std::hash<uint64_t>{}(bits)) %
+                  kCacheSlots];
+    if (slot->used && slot->key == exact) return slot->scheme;
+  }
   const int pack_cls = per_byte > 0 ? (int)std::floor(4 * std::log2(per_byte * 1e12)) : INT_MIN;
   if (per_byte > 0) f.pack_seconds = per_byte * (double)bytes;
   const int cls = size_class(bytes);
-  const Key key{m.mean_run, cls, f.system_allowed, f.loom_peer, f.first_use, pack_cls};
-  // The rules compare exact sizes; a profile decides per size class.
-  CacheSlot *slot = nullptr;
-  if (st.profile) {
-    f.bytes = class_bytes(cls);
-    thread_local CacheSlot cache[kCacheSlots];
-    slot = &cache[std::hash<int64_t>{}((m.mean_run * 131 + cls * 8 + f.system_allowed * 4 +
-                                        f.loom_peer * 2 + f.first_use) *
-                                           31 +
-                                       pack_cls) %
-                  kCacheSlots];
-    if (slot->used && slot->key == key) return slot->scheme;
-  }
+  if (st.profile) f.bytes = class_bytes(cls);
   Choice c = loom::xfer::select(f, st.profile.get(), st.rules, st.forced, st.verbose);
-  if (st.verbose) note_once(key, f, c);
-  if (slot) *slot = CacheSlot{true, key, c.scheme};
+  if (st.verbose)
+    note_once(Key{m.mean_run, cls, f.system_allowed, f.loom_peer, f.first_use, pack_cls}, f, c);
+  if (slot) *slot = CacheSlot{true, exact, c.scheme};
   return c.scheme;
 }
 
@@ -218,6 +226,12 @@ bool pack_times_wanted() {
 
 void record_pack(const Mirror &m, size_t bytes, double seconds) {
   if (bytes == 0 || !(seconds > 0)) return;
+  // The layout's first pack pays cold caches and page faults: kept, it
+  // could make the system path look faster for good, and a layout the
+  // system path then carries is never packed (timed) again.
+  if (!m.pack_timed.load(std::memory_order_relaxed) &&
+      !m.pack_timed.exchange(true, std::memory_order_relaxed))
+    return;
   const double per_byte = seconds / (double)bytes;
   double old = m.pack_per_byte.load(std::memory_order_relaxed);
   while ((old == 0 || per_byte < old) &&

@@ -75,17 +75,23 @@ Scheme choose_pull(const Mirror &m, size_t bytes);
 // of the same mean run moves the predictions (select.hpp: layout_passes).
 bool pack_times_wanted();
 // A pack of @p bytes of m's layout took @p seconds: the fastest per byte
-// is kept (the first pack of a buffer pays its cold caches and faults).
+// is kept, the layout's first pack left out (it pays cold caches and
+// faults, and could send the layout to the system path for good).
 void record_pack(const Mirror &m, size_t bytes, double seconds);
 // Seconds on a monotonic clock, for timing packs.
 double pack_clock();
 
 // Runs pack(), which packs @p bytes of a layout of type dt, and records its
-// time (record_pack) when pack_times_wanted() and it did not fail (an int
+// time (record_pack) when pack_times_wanted(), the pack is large enough to
+// time and it did not fail (an int
 // result other than MPI_SUCCESS).  Returns pack()'s result.
+// Packs under 64 KiB are not timed: two clock reads (about 60 ns on a VM)
+// would double a 1 KiB pack's measured time and send its layout to the
+// system path.
+constexpr size_t kTimedPackMin = size_t(64) << 10;
 template <class F>
 auto timed_pack(MPI_Datatype dt, size_t bytes, F &&pack) {
-  if (!pack_times_wanted()) return pack();
+  if (bytes < kTimedPackMin || !pack_times_wanted()) return pack();
   const double t0 = pack_clock();
   if constexpr (std::is_void_v<decltype(pack())>) {
     pack();

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,9 @@ using namespace loomtest;
 namespace {
 
 constexpr int kTag = 77;
-constexpr int kCount = 1000;  // doubles, every other one
+// Doubles, every other one: 1000 (8000 bytes, below both eager limits),
+// or the count given as the third argument.
+int g_count = 1000;
 
 // What reached the system's PMPI_Send with kTag, per call.
 struct SystemSend {
@@ -84,23 +87,27 @@ extern "C" int PMPI_Send(const void *buf, int count, MPI_Datatype type, int dest
 }
 
 int main(int argc, char **argv) {
-  const std::vector<bool> staged = argc == 3 ? staged_paths(argv[1]) : std::vector<bool>{};
-  if (staged.empty()) {
-    std::fprintf(stderr, "usage: %s <staged|system>[,<staged|system>...] <quiet|TEXT>\n", argv[0]);
+  const std::vector<bool> staged =
+      argc == 3 || argc == 4 ? staged_paths(argv[1]) : std::vector<bool>{};
+  if (argc == 4) g_count = std::atoi(argv[3]);
+  if (staged.empty() || g_count <= 0) {
+    std::fprintf(stderr,
+                 "usage: %s <staged|system>[,<staged|system>...] <quiet|TEXT> [doubles]\n",
+                 argv[0]);
     return 2;
   }
   const std::string expect = argv[2];
   int rank = -1, size = 0;
   MPI_Datatype strided = MPI_DATATYPE_NULL;
-  std::vector<double> data(2 * kCount);
+  std::vector<double> data(2 * g_count);
   const std::string err = capture_stderr([&] {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Type_vector(kCount, 1, 2, MPI_DOUBLE, &strided);
+    MPI_Type_vector(g_count, 1, 2, MPI_DOUBLE, &strided);
     MPI_Type_commit(&strided);
     if (size != 2) return;
-    for (int i = 0; i < 2 * kCount; ++i) data[i] = rank == 0 ? i + 0.5 : -1;
+    for (int i = 0; i < 2 * g_count; ++i) data[i] = rank == 0 ? i + 0.5 : -1;
     for (size_t k = 0; k < staged.size(); ++k)
       if (rank == 0)
         MPI_Send(data.data(), 1, strided, 1, kTag, MPI_COMM_WORLD);
@@ -116,16 +123,16 @@ int main(int argc, char **argv) {
                g_seen.size());
     for (size_t k = 0; k < staged.size() && k < g_seen.size(); ++k)
       if (staged[k])
-        EXPECT_MSG(g_seen[k].type == MPI_PACKED && g_seen[k].count == kCount * 8,
+        EXPECT_MSG(g_seen[k].type == MPI_PACKED && g_seen[k].count == g_count * 8,
                    "message %zu: expected MPI_PACKED, %d bytes (Loom stages), got count %d of "
-                   "another type", k + 1, kCount * 8, g_seen[k].count);
+                   "another type", k + 1, g_count * 8, g_seen[k].count);
       else
         EXPECT_MSG(g_seen[k].type == strided && g_seen[k].count == 1,
                    "message %zu: expected the user's datatype (the system path), got count %d "
                    "of %s", k + 1, g_seen[k].count,
                    g_seen[k].type == MPI_PACKED ? "MPI_PACKED" : "another type");
   } else if (rank == 1) {
-    for (int i = 0; i < 2 * kCount; ++i) {
+    for (int i = 0; i < 2 * g_count; ++i) {
       double want = i % 2 == 0 ? i + 0.5 : -1;
       if (data[i] != want) {
         failf("received element %d is %g, expected %g", i, data[i], want);
