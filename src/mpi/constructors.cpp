@@ -2,6 +2,7 @@
 // records its loom type from the same arguments (recorded.hpp), so commit
 // and decode cost O(size of the description).
 #include "decode.hpp"
+#include "mirror.hpp"
 #include "recorded.hpp"
 
 #include <unordered_map>
@@ -185,4 +186,18 @@ LOOM_MPI_EXPORT int MPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_A
     Contents c = contents(MPI_COMBINER_RESIZED, {}, {lb, extent}, {old});
     return c;
   });
+}
+
+// A dup is recorded like the constructors: decoding it would ask the system
+// for its child, and Open MPI's get_contents hands back a new duplicate of
+// the child, which Loom has never seen and so decodes whole (an indexed type
+// of 18000 blocks cost 1.2 ms per dup, commit and free on Open MPI 4.1).
+LOOM_MPI_EXPORT int MPI_Type_dup(MPI_Datatype old, MPI_Datatype *nt) {
+  int rc = PMPI_Type_dup(old, nt);
+  if (rc != MPI_SUCCESS || !nt) return rc;
+  try {
+    on_dup(old, *nt);
+  } catch (...) {
+  }
+  return record_built(rc, nt, [&] { return contents(MPI_COMBINER_DUP, {}, {}, {old}); });
 }

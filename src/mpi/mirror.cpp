@@ -1,5 +1,5 @@
-// The type mirror cache and the intercepted MPI_Type_commit, MPI_Type_free
-// and MPI_Type_dup.
+// The type mirror cache and the intercepted MPI_Type_commit and
+// MPI_Type_free (MPI_Type_dup is recorded with the constructors).
 #include "mirror.hpp"
 
 #include "decode.hpp"
@@ -350,8 +350,8 @@ void on_dup(MPI_Datatype, MPI_Datatype newtype) {
   // A dup of a committed type is committed without MPI_Type_commit.  Its
   // handle is new, so whatever the table holds for that value is history:
   // a tombstone (the value was freed before) or a stale mirror (freed
-  // through PMPI behind Loom's back).  Forget it; first use then asks the
-  // system and decodes the dup.
+  // through PMPI behind Loom's back).  Forget it; first use then takes the
+  // loom type recorded for the dup (constructors.cpp).
   uintptr_t k = handle_key(newtype);
   std::lock_guard<std::mutex> g(g_mu);
   if (Slot *s = existing_locked(k)) {
@@ -405,15 +405,3 @@ LOOM_MPI_EXPORT int MPI_Type_free(MPI_Datatype *datatype) {
   on_free_end(k, old, rc == MPI_SUCCESS);
   return rc;
 }
-
-LOOM_MPI_EXPORT int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) {
-  int rc = PMPI_Type_dup(oldtype, newtype);
-  if (rc == MPI_SUCCESS && newtype) {
-    try {
-      on_dup(oldtype, *newtype);
-    } catch (...) {
-    }
-  }
-  return rc;
-}
-

@@ -3,7 +3,8 @@
 //  * a struct of 131072 blocks of one derived type: the drop-in must not
 //    walk get_contents per child (Open MPI duplicates every child handle
 //    there, which made this commit quadratic): it makes O(1) get_contents
-//    calls, counted by interposing PMPI_Type_get_contents;
+//    calls, counted by interposing PMPI_Type_get_contents, and so do
+//    duplicates of it used once each;
 //  * a vector of 2^31-1 blocks of contiguous(10^6, struct{int, double}):
 //    2*10^15 elements, which any per-element work at commit (the external32
 //    size used to be walked) could not finish before the test's timeout;
@@ -74,6 +75,22 @@ int main(int argc, char **argv) {
   PMPI_Pack(in.data(), 1, st, b.data(), (int)(b.size() * 4), &pb, MPI_COMM_WORLD);
   EXPECT_MSG(pa == pb && std::memcmp(a.data(), b.data(), (size_t)pa) == 0,
         "the struct packs differently from the system (%d vs %d bytes)", pa, pb);
+
+  // Duplicates of it, each used once: the drop-in records a dup when it is
+  // made and never decodes it (on Open MPI, decoding it met a new duplicate
+  // of the struct in get_contents and walked all of it for every dup).
+  before = g_contents_calls;
+  for (int i = 0; i < 8; i++) {
+    MPI_Datatype dup;
+    EXPECT_MSG(MPI_Type_dup(st, &dup) == MPI_SUCCESS, "dup %d of the struct", i);
+    pa = 0;
+    MPI_Pack(in.data(), 1, dup, a.data(), (int)(a.size() * 4), &pa, MPI_COMM_WORLD);
+    EXPECT_MSG(pa == pb && std::memcmp(a.data(), b.data(), (size_t)pa) == 0,
+               "dup %d of the struct packs differently from the system", i);
+    MPI_Type_free(&dup);
+  }
+  calls = g_contents_calls - before;
+  EXPECT_MSG(calls <= 4, "8 dups of the struct, each packed once, made %ld get_contents calls", calls);
   MPI_Type_free(&st);
 
   // 2 * 10^15 mixed elements.
