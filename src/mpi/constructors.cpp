@@ -5,6 +5,7 @@
 #include "mirror.hpp"
 #include "recorded.hpp"
 
+#include <memory>
 #include <unordered_map>
 
 namespace loom_mpi {
@@ -13,6 +14,12 @@ namespace {
 // Builds and records the loom type of t from c.  Children are resolved
 // once per distinct handle: a struct names the same child many times.
 void record_kids(MPI_Datatype t, const Contents &c) {
+  if (c.D.size() == 1 && !is_bound_marker(c.D[0])) {  // most constructors: no map
+    std::unique_ptr<loom_type_s, decltype(&loom_type_free)> kid(decode(c.D[0], nullptr),
+                                                                 loom_type_free);
+    if (kid) record(t, build_level(t, c, {kid.get()}, nullptr));
+    return;
+  }
   struct Seen {
     std::unordered_map<uintptr_t, loom_type> map;
     ~Seen() {

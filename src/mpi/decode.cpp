@@ -500,6 +500,12 @@ loom_type build_level(MPI_Datatype t, const Contents &c, const std::vector<loom_
 }
 
 loom_type decode(MPI_Datatype t, const char **why) {
+  // A type the drop-in saw being built needs no session (build() would ask
+  // recorded() first too, after setting one up).
+  if (loom_type lt = recorded(t)) {
+    if (why) *why = "";
+    return lt;
+  }
   Session s;
   loom_type lt = build(t, s, true);
   if (why) *why = s.why ? s.why : "";
