@@ -42,7 +42,7 @@ struct Mirror {
   mutable std::atomic<bool> pack_timed{false};  // a first pack was seen (not kept)
   // Whether a message of the layout has been chosen a scheme for with a
   // Loom peer (scheme.cpp: first_use): the first goes by a scheme that
-  // needs no preparation.
+  // needs no preparation (not single copy or per block).
   mutable std::atomic<bool> used_with_peer{false};
   // What the system said about the handle when the mirror was built (size,
   // lb, extent, true lb, true extent): a re-commit that hears something else

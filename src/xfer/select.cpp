@@ -54,7 +54,7 @@ Choice by_rules(const Features &f, const Rules &r, bool explain) {
   const bool system =
       r.prefer_system(f) && !(l2l_applies && f.bytes <= r.l2l_before_system_max);
   const bool l2l = !system && l2l_applies;
-  const bool single = f.mean_run >= (double)r.l2l_run;
+  const bool single = f.mean_run >= (double)r.l2l_run && available(Scheme::single_copy, f);
   c.scheme = system ? Scheme::system
              : l2l  ? (single ? Scheme::single_copy : Scheme::pipelined)
                     : Scheme::staged;
@@ -66,9 +66,11 @@ Choice by_rules(const Features &f, const Rules &r, bool explain) {
                   format_bytes((double)f.bytes).c_str(), format_bytes((double)r.system_min).c_str(),
                   format_bytes((double)r.system_max).c_str());
   } else if (l2l) {
-    const std::string run = r.l2l_run == INT64_MAX ? std::string("(single copy never pays here)")
-                                                   : std::string(single ? ">= " : "< ") +
-                                                         format_bytes((double)r.l2l_run);
+    const std::string run =
+        r.l2l_run == INT64_MAX ? std::string("(single copy never pays here)")
+        : !single && f.mean_run >= (double)r.l2l_run
+            ? std::string("(first use of the layout: single copy needs it cached)")
+            : std::string(single ? ">= " : "< ") + format_bytes((double)r.l2l_run);
     std::snprintf(buf, sizeof buf, "%s: Loom peer, %s >= LOOM_L2L_MIN, mean run %s %s (no profile)",
                   scheme_name(c.scheme), format_bytes((double)f.bytes).c_str(),
                   format_bytes(f.mean_run).c_str(), run.c_str());
@@ -117,6 +119,10 @@ std::optional<Choice> by_profile(const Features &f, const Profile &p) {
 bool available(Scheme s, const Features &f) {
   if (s == Scheme::staged) return true;
   if (s == Scheme::system) return f.system_allowed;
+  // A packed stream needs nothing prepared (the sender packs with its plan,
+  // the receiver unpacks with its own); reading a layout in place needs the
+  // sender's layout serialized and the iovecs made from both.
+  if (s == Scheme::pipelined) return f.loom_peer;
   return f.loom_peer && !f.first_use;
 }
 

@@ -24,7 +24,7 @@ struct Features {
   double mean_run = 0;      ///< mean contiguous run in bytes (bytes / runs)
   bool system_allowed = false;  ///< the system MPI's datatype path may carry it
   bool loom_peer = false;   ///< the Loom-to-Loom schemes are available with the peer
-  bool first_use = false;   ///< the layout's first message: no prepared schemes
+  bool first_use = false;   ///< the layout's first message: only schemes that need nothing prepared
   /// Seconds Loom's engine takes to pack this message's layout, as measured
   /// on earlier messages of it; NaN when unknown.
   double pack_seconds = NAN;
@@ -77,7 +77,9 @@ struct Choice {
 };
 
 /// Whether @p s may carry @p f's message: staged always; system when
-/// allowed; the Loom-to-Loom schemes with a Loom peer, after first use.
+/// allowed; pipelined with a Loom peer; single copy and per block with a
+/// Loom peer after the layout's first use (they read the sender's layout,
+/// which must be serialized and cached first).
 bool available(Scheme s, const Features &f);
 
 /// The predicted seconds per message of scheme @p s at (@p mean_run,

@@ -145,18 +145,29 @@ TEST(Select, TheCrossoverFollowsTheProfile) {
   EXPECT_EQ(select(message(1 << 20, 4096, false), &p, Rules{}).scheme, Scheme::staged);
 }
 
+// A layout's first message takes no scheme that reads the sender's layout
+// (it is not serialized and cached yet); a packed stream needs nothing.
 TEST(Select, FirstUseTakesOnlyUnpreparedSchemes) {
   const Profile p = power_law(0, 1, {2e-9, 1e-9, 0.1e-9, 0.2e-9, 0.3e-9});
   Choice c = select(message(1 << 20, 8, true, true, true), &p, Rules{});
-  EXPECT_EQ(c.scheme, Scheme::staged) << c.reason;
+  EXPECT_EQ(c.scheme, Scheme::pipelined) << c.reason;
   EXPECT_NE(c.reason.find("first use"), std::string::npos) << c.reason;
   EXPECT_EQ(select(message(1 << 20, 8, true, true, false), &p, Rules{}).scheme,
             Scheme::single_copy);
   for (Scheme s : {Scheme::single_copy, Scheme::per_block, Scheme::pipelined}) {
-    EXPECT_FALSE(available(s, message(1, 8, true, true, true)));
+    EXPECT_EQ(available(s, message(1, 8, true, true, true)), s == Scheme::pipelined);
     EXPECT_FALSE(available(s, message(1, 8, true, false, false)));
     EXPECT_TRUE(available(s, message(1, 8, true, true, false)));
   }
+  // The rules: a run long enough for single copy streams on first use.
+  Rules r;
+  r.l2l_min = 0;
+  r.l2l_run = 4096;
+  c = select(message(1 << 20, 8192, false, true, true), nullptr, r);
+  EXPECT_EQ(c.scheme, Scheme::pipelined);
+  EXPECT_NE(c.reason.find("first use"), std::string::npos) << c.reason;
+  EXPECT_EQ(select(message(1 << 20, 8192, false, true, false), nullptr, r).scheme,
+            Scheme::single_copy);
 }
 
 // Without a profile (or where it predicts nothing available) the rules
@@ -203,8 +214,8 @@ TEST(Select, LoomToLoomBeforeTheSystemPathUpToItsLimit) {
   f.bytes = 64 << 10;  // below LOOM_L2L_MIN
   EXPECT_EQ(select(f, nullptr, r).scheme, Scheme::system);
   f.bytes = 1 << 20;
-  f.first_use = true;  // nothing prepared yet
-  EXPECT_EQ(select(f, nullptr, r).scheme, Scheme::system);
+  f.first_use = true;  // nothing prepared yet: a stream needs nothing
+  EXPECT_EQ(select(f, nullptr, r).scheme, Scheme::pipelined);
   f.first_use = false;
   f.loom_peer = false;
   EXPECT_EQ(select(f, nullptr, r).scheme, Scheme::system);
