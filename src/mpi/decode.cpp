@@ -9,6 +9,7 @@
 #include "mirror.hpp"
 #include "recorded.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -181,11 +182,27 @@ int64_t natural_align(int64_t n) {
   return a;
 }
 
+// A new reference to the process's one loom type of primitive p (made at
+// first use, never freed): types built on a primitive share it, so a type
+// made per message allocates no primitive.  nullptr without memory.
+loom_type shared_primitive(loom_prim p) {
+  static std::atomic<loom_type> made[LOOM_PRIM_COUNT];
+  if (p < 0 || p >= LOOM_PRIM_COUNT) return nullptr;
+  loom_type lt = made[p].load(std::memory_order_acquire);
+  if (!lt) {
+    loom_type fresh = nullptr;
+    if (loom_type_primitive(p, &fresh) != LOOM_OK) return nullptr;
+    if (made[p].compare_exchange_strong(lt, fresh, std::memory_order_acq_rel)) lt = fresh;
+    else loom_type_free(fresh);  // another thread's is in place (lt)
+  }
+  return loom_type_ref(lt);
+}
+
 loom_type named(MPI_Datatype t, Session &s) {
   loom_type out = nullptr;
   loom_prim p;
   if (named_prim(t, &p)) {
-    if (loom_type_primitive(p, &out) != LOOM_OK) return s.fail("primitive");
+    if (!(out = shared_primitive(p))) return s.fail("primitive");
     return out;
   }
   // A named type Loom has no primitive for (MPI_INTEGER16, MPI_REAL2,
@@ -500,14 +517,25 @@ loom_type build_level(MPI_Datatype t, const Contents &c, const std::vector<loom_
 }
 
 loom_type decode(MPI_Datatype t, const char **why) {
-  // A type the drop-in saw being built needs no session (build() would ask
-  // recorded() first too, after setting one up).
-  if (loom_type lt = recorded(t)) {
+  // A named type Loom has a primitive for, and a type the drop-in saw being
+  // built, need no session (build() would come to the same answers after
+  // setting one up and asking the system for the envelope).
+  loom_prim p;
+  loom_type lt = nullptr;
+  if (named_prim(t, &p)) {
+    if ((lt = shared_primitive(p)) && loom_type_size(lt) != sys_size(t)) {
+      loom_type_free(lt);  // the slow path says why
+      lt = nullptr;
+    }
+  } else {
+    lt = recorded(t);  // checked against the system's size and bounds
+  }
+  if (lt) {
     if (why) *why = "";
     return lt;
   }
   Session s;
-  loom_type lt = build(t, s, true);
+  lt = build(t, s, true);
   if (why) *why = s.why ? s.why : "";
   return lt;
 }
