@@ -57,9 +57,11 @@ const std::vector<Spec> &registry() {
        "layout takes the system MPI's datatype path instead of Loom's "
        "staging; 0: never",
        nullptr, 1},
-      // MPICH 4.0.2's datatype path costs twice a loop below 8 KiB and
-      // slows down again beyond a few MiB; Open MPI's has no such bounds.
-      {Id::system_min, "LOOM_SYSTEM_MIN", Type::size, 8 * K, 0, 0, T,
+      // MPICH 4.0.2's datatype path costs 2-4x a loop up to its eager
+      // limit, 8 KiB included (a round trip of 8192 bytes in 512 B runs:
+      // 22 us, staged 5.8; of 8704 bytes: 10.3, staged 10.2), and slows
+      // down again beyond a few MiB; Open MPI's has no such bounds.
+      {Id::system_min, "LOOM_SYSTEM_MIN", Type::size, 8 * K + 1, 0, 0, T,
        "without a profile: smallest message that may take the system MPI's "
        "datatype path",
        nullptr, 1},

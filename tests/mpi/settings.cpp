@@ -1,10 +1,11 @@
 // The drop-in obeys its settings: a plain MPI program run as two ranks with
 // libloom-mpi.so preloaded and LOOM_* variables set by the test.
 //
-//   loom_mpi_settings <PATHS> <quiet|TEXT>
+//   loom_mpi_settings <PATHS> <quiet|TEXT> [DOUBLES [RUN]]
 //
-// Rank 0 sends a strided vector (8-byte runs: Loom stages it when LOOM_P2P
-// is on) to rank 1, once per entry of PATHS (`staged` or `system`, joined
+// Rank 0 sends a strided vector (DOUBLES doubles in runs of RUN, each run
+// followed by a gap as long; by default 1000 in runs of 1, 8-byte runs
+// that Loom stages when LOOM_P2P is on) to rank 1, once per entry of PATHS (`staged` or `system`, joined
 // by commas: "staged,system" sends twice).  This program's own PMPI_Send
 // sits between the drop-in and the system MPI (a PMPI tool, exported from
 // the executable) and sees what the drop-in hands the system for each
@@ -30,6 +31,7 @@ constexpr int kTag = 77;
 // Doubles, every other one: 1000 (8000 bytes, below both eager limits),
 // or the count given as the third argument.
 int g_count = 1000;
+int g_run = 1;  // doubles per run
 
 // What reached the system's PMPI_Send with kTag, per call.
 struct SystemSend {
@@ -88,11 +90,13 @@ extern "C" int PMPI_Send(const void *buf, int count, MPI_Datatype type, int dest
 
 int main(int argc, char **argv) {
   const std::vector<bool> staged =
-      argc == 3 || argc == 4 ? staged_paths(argv[1]) : std::vector<bool>{};
-  if (argc == 4) g_count = std::atoi(argv[3]);
-  if (staged.empty() || g_count <= 0) {
+      argc >= 3 && argc <= 5 ? staged_paths(argv[1]) : std::vector<bool>{};
+  if (argc >= 4) g_count = std::atoi(argv[3]);
+  if (argc == 5) g_run = std::atoi(argv[4]);
+  if (staged.empty() || g_count <= 0 || g_run <= 0 || g_count % g_run != 0) {
     std::fprintf(stderr,
-                 "usage: %s <staged|system>[,<staged|system>...] <quiet|TEXT> [doubles]\n",
+                 "usage: %s <staged|system>[,<staged|system>...] <quiet|TEXT> [doubles [run, "
+                 "dividing doubles]]\n",
                  argv[0]);
     return 2;
   }
@@ -104,7 +108,7 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Type_vector(g_count, 1, 2, MPI_DOUBLE, &strided);
+    MPI_Type_vector(g_count / g_run, g_run, 2 * g_run, MPI_DOUBLE, &strided);
     MPI_Type_commit(&strided);
     if (size != 2) return;
     for (int i = 0; i < 2 * g_count; ++i) data[i] = rank == 0 ? i + 0.5 : -1;
@@ -133,7 +137,7 @@ int main(int argc, char **argv) {
                    g_seen[k].type == MPI_PACKED ? "MPI_PACKED" : "another type");
   } else if (rank == 1) {
     for (int i = 0; i < 2 * g_count; ++i) {
-      double want = i % 2 == 0 ? i + 0.5 : -1;
+      double want = i % (2 * g_run) < g_run ? i + 0.5 : -1;
       if (data[i] != want) {
         failf("received element %d is %g, expected %g", i, data[i], want);
         break;

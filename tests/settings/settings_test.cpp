@@ -134,7 +134,7 @@ TEST(Snapshot, DefaultsPerFlavor) {
       EXPECT_EQ(s.value(sp.id).source, Source::default_value) << sp.name;
     }
   }
-  EXPECT_EQ(snapshot({}, Flavor::mpich).bytes(Id::system_min), 8 * K);
+  EXPECT_EQ(snapshot({}, Flavor::mpich).bytes(Id::system_min), 8 * K + 1);
   EXPECT_EQ(snapshot({}, Flavor::openmpi).bytes(Id::system_min), 0);
   EXPECT_TRUE(snapshot({}).on(Id::p2p));
   EXPECT_FALSE(snapshot({}).on(Id::verbose));
@@ -196,10 +196,10 @@ TEST(Snapshot, OutOfRangeWarnsAndKeepsTheDefault) {
   Snapshot s = snapshot({{"LOOM_STAGING_MAX", "2G"}, {"LOOM_SYSTEM_MIN", "2T"}},
                         Flavor::mpich);
   ASSERT_EQ(s.warnings().size(), 2u) << all_warnings(s);
-  EXPECT_EQ(s.warnings()[0], "LOOM_SYSTEM_MIN='2T' is out of range [0, 1T]; using the default 8K");
+  EXPECT_EQ(s.warnings()[0], "LOOM_SYSTEM_MIN='2T' is out of range [0, 1T]; using the default 8193");
   EXPECT_EQ(s.warnings()[1], "LOOM_STAGING_MAX='2G' is out of range [0, 1G]; using the default 32M");
   EXPECT_EQ(s.bytes(Id::staging_max), 32 * M);
-  EXPECT_EQ(s.bytes(Id::system_min), 8 * K);
+  EXPECT_EQ(s.bytes(Id::system_min), 8 * K + 1);
   // The bounds themselves are in range.
   Snapshot edge = snapshot({{"LOOM_STAGING_MAX", "1G"}, {"LOOM_SYSTEM_MIN", "1T"}});
   EXPECT_TRUE(edge.warnings().empty()) << all_warnings(edge);
