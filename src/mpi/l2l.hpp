@@ -31,8 +31,8 @@ int isend(IsendFn init, const Side &staged, const void *buf, int count, MPI_Data
 // Whether a send that classify() left without a type (contiguous data)
 // may still go Loom-to-Loom: judged on the type's size alone, as send()
 // and isend() would, so that the many contiguous sends that stay with the
-// system skip their setup (only messages of an RDV's size or from
-// l2l_contiguous_min() go on).
+// system skip their setup (only messages of an RDV's size or read in
+// place by contiguous_read_in_place() go on).
 bool contiguous_may_go(int count, MPI_Datatype dt);
 
 // Whether send()/isend() could take (buf, count, dt) as classify() left

@@ -228,18 +228,18 @@ bool size_allows(const Side &s) {
 }
 
 // Whether a contiguous message of `bytes` goes Loom-to-Loom (read in
-// place): at an RDV's size always (Invariant R), else from
-// l2l_contiguous_min().
+// place): at an RDV's size always (Invariant R), else where
+// contiguous_read_in_place() says.
 bool contiguous_goes_l2l(size_t bytes) {
-  return bytes == kRdvBytes || bytes >= l2l_contiguous_min();
+  return bytes == kRdvBytes || contiguous_read_in_place(bytes);
 }
 
 // The scheme for side s of type dt (scheme.hpp, with a Loom peer), s
 // having passed size_allows(): a Loom-to-Loom one, or false (the staged or
 // system path then decides as for any peer).  A contiguous message is read
-// in place from l2l_contiguous_min() on (below, the system's own copy is
-// as good); a message of exactly kRdvBytes always goes Loom-to-Loom
-// (Invariant R).
+// in place where contiguous_read_in_place() says (elsewhere the system's
+// own copy is as good); a message of exactly kRdvBytes always goes
+// Loom-to-Loom (Invariant R).
 bool choose(MPI_Datatype dt, const Side &s, Scheme *out) {
   if (s.bytes == kRdvBytes) return *out = Scheme::single_copy, true;
   if (!s.type) {
@@ -373,8 +373,9 @@ int64_t prepare(Side s, const void *buf, int count, MPI_Datatype dt, int dest, i
 
 bool contiguous_may_go(int count, MPI_Datatype dt) {
   if (!enabled()) return false;
-  // Contiguous: Loom-to-Loom only at an RDV's size or from
-  // l2l_contiguous_min() (choose()), decided before the run is looked at.
+  // Contiguous: Loom-to-Loom only at an RDV's size or where
+  // contiguous_read_in_place() says (choose()), decided before the run is
+  // looked at.
   const Mirror *m = find(dt);
   int64_t n;
   return !(m && m->contig && !__builtin_mul_overflow((int64_t)count, m->size, &n) &&

@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
 #include <climits>
 #include <cmath>
@@ -244,21 +245,76 @@ double pack_clock() {
       .count();
 }
 
-size_t l2l_contiguous_min() {
-  // Asked for every contiguous send to a Loom peer: computed once (its
-  // inputs, the settings and the probe, are fixed for the process).
-  static const size_t v = [] {
-    const bool is_set = config().set(Id::l2l_min);
-    // A contiguous message gains nothing from overlapped packing: it needs
-    // reads that beat copies.
-    if (!is_set && cma_costs().measured && !cma_costs().stream_wins()) return SIZE_MAX;
-    // 16 times LOOM_L2L_MIN when set, else 256 KiB (16 times its former
-    // default, 16 KiB): the default now follows the system's eager limit,
-    // which says nothing of when a read beats the transport's copies.
-    const size_t m = is_set ? (size_t)config().bytes(Id::l2l_min) : size_t(16) << 10;
-    return m > SIZE_MAX / 16 ? SIZE_MAX : 16 * m;
-  }();
-  return v;
+namespace {
+
+// The quarter octave of a size (4 per power of two), with no logarithm:
+// the contiguous path asks it per send.
+int quarter_octave(size_t bytes) {
+  if (bytes < 4) return 0;
+  const int msb = 63 - __builtin_clzll(bytes);
+  return 4 * msb + (int)((bytes >> (msb - 2)) & 3);
+}
+constexpr int kQuarterOctaves = 4 * 64;
+
+// Where contiguous messages are read in place: from a threshold, or per
+// quarter octave from the profile's contiguous rows.
+struct ContiguousRule {
+  size_t min = SIZE_MAX;
+  bool by_size = false;
+  std::array<bool, kQuarterOctaves> read{};
+};
+
+ContiguousRule contiguous_rule() {
+  ContiguousRule r;
+  const State &st = state();
+  const bool is_set = config().set(Id::l2l_min);
+  if (is_set) {
+    const size_t m = (size_t)config().bytes(Id::l2l_min);
+    r.min = m > SIZE_MAX / 16 ? SIZE_MAX : 16 * m;
+    return r;
+  }
+  // Forced: single copy and per block read the one run in place; any
+  // other scheme leaves it to the system (Loom never packs contiguous
+  // data), so that `loom tune` measures both paths.
+  if (st.forced) {
+    r.min = *st.forced == Scheme::single_copy || *st.forced == Scheme::per_block ? 0 : SIZE_MAX;
+    return r;
+  }
+  if (st.profile && !st.profile->contig_system.empty()) {
+    // Measured: on Open MPI without the kernel's single copy the read won
+    // from 32 to 256 KiB and lost above (its pipelined double copy runs on
+    // both cores), so the rule is per size, not one threshold.
+    r.by_size = true;
+    std::string where;
+    for (int c = 0; c < kQuarterOctaves; ++c) {
+      const double lo = std::ldexp(1.0 + (c % 4) / 4.0, c / 4),
+                   hi = std::ldexp(1.0 + (c % 4 + 1) / 4.0, c / 4);
+      r.read[(size_t)c] = c >= 8 && loom::xfer::contiguous_read_wins(*st.profile, std::sqrt(lo * hi));
+      if (r.read[(size_t)c] && (c == 0 || !r.read[(size_t)c - 1]))
+        where += (where.empty() ? "" : ", ") + loom::xfer::format_bytes(lo) + "-";
+      if (!r.read[(size_t)c] && c > 0 && r.read[(size_t)c - 1]) where += loom::xfer::format_bytes(lo);
+    }
+    note("contiguous messages read in place: %s (the profile's contiguous rows)",
+         where.empty() ? "never" : where.c_str());
+    return r;
+  }
+  // A contiguous message gains nothing from overlapped packing: it needs
+  // reads that beat copies.
+  if (cma_costs().measured && !cma_costs().stream_wins()) return r;
+  // 256 KiB, 16 times LOOM_L2L_MIN's former default (16 KiB): the default
+  // now follows the system's eager limit, which says nothing of when a
+  // read beats the transport's copies.
+  r.min = size_t(256) << 10;
+  return r;
+}
+
+}  // namespace
+
+bool contiguous_read_in_place(size_t bytes) {
+  // Computed once: its inputs (the settings, the profile, the probe) are
+  // fixed for the process.
+  static const ContiguousRule r = contiguous_rule();
+  return r.by_size ? r.read[(size_t)quarter_octave(bytes)] : bytes >= r.min;
 }
 
 size_t coll_min() {

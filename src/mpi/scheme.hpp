@@ -104,11 +104,14 @@ auto timed_pack(MPI_Datatype dt, size_t bytes, F &&pack) {
   }
 }
 
-// The smallest contiguous message sent Loom-to-Loom (read in place): 16
-// times LOOM_L2L_MIN when set, else 256 KiB (below, the system's own copy
-// is as good); never (unless LOOM_L2L_MIN is set) where the probe found
-// cross-memory attach slower than the transport's copies.
-size_t l2l_contiguous_min();
+// Whether a contiguous message of @p bytes to a Loom peer is read in place
+// (single copy of its one run) rather than moved by the system's own copy:
+// from 16 times LOOM_L2L_MIN when that is set; else under LOOM_SCHEME,
+// always for single copy and per block and never for the others; else
+// where the profile's contiguous rows (`loom tune`) predict the read
+// faster; else from 256 KiB, or never where the probe found cross-memory
+// attach slower than the transport's copies.
+bool contiguous_read_in_place(size_t bytes);
 
 // The smallest block a collective moves Loom-to-Loom: LOOM_L2L_COLL_MIN
 // when set, else the crossover `loom tune` measured into the profile, else

@@ -42,7 +42,9 @@ const std::vector<Spec> &registry() {
        (int64_t)xfer::kSchemeCount,
        "how the drop-in moves derived-datatype messages: auto (the profile's "
        "fastest, docs/tune.md) or one scheme, used wherever it can carry the "
-       "message (elsewhere auto decides)",
+       "message (elsewhere auto decides); contiguous messages to a Loom peer "
+       "are read in place under single_copy and per_block, left to the system "
+       "under the others",
        nullptr, 1, auto_then(xfer::kSchemeNames)},
       {Id::profile, "LOOM_PROFILE", Type::path, 0, 0, 0, 0,
        "the measured profile (`loom tune`) that scheme selection reads; unset: "
@@ -96,10 +98,12 @@ const std::vector<Spec> &registry() {
       {Id::l2l_min, "LOOM_L2L_MIN", Type::size, 8 * K + 1, 4 * K, 0, T,
        "smallest non-contiguous message sent Loom-to-Loom when no profile "
        "says otherwise (the default: just above the system's on-node eager "
-       "limit); contiguous ones: 16 times this when set, else 256K; where "
-       "the cross-memory attach probe finds reads slower than the "
-       "transport's copies, no contiguous ones and, without the shared "
-       "arena, 1M (MPICH) / 8M (Open MPI) unless set (docs/tune.md)",
+       "limit); contiguous ones: from 16 times this when set, else at the "
+       "sizes where the profile's contiguous rows found reading in place "
+       "faster, else from 256K; where the cross-memory attach probe finds "
+       "reads slower than the transport's copies, no contiguous ones and, "
+       "without the shared arena, 1M (MPICH) / 8M (Open MPI) unless set "
+       "(docs/tune.md)",
        nullptr, 1},
       // Long enough for a receiver already waiting to start its pull (a few
       // microseconds), short enough that a late receiver costs the sender

@@ -38,6 +38,27 @@ bool read_axis(const json &grid, const char *key, std::vector<double> *out, std:
   return true;
 }
 
+// One row of times, one per message size, appended to *out.
+bool read_row(const json &row, const Profile &p, const std::string &where,
+              std::vector<double> *out, std::string *why) {
+  if (!row.is_array() || row.size() != p.bytes.size()) {
+    *why = where + ": every row must hold one time per grid.bytes (" +
+           std::to_string(p.bytes.size()) + ")";
+    return false;
+  }
+  for (const json &t : row) {
+    if (t.is_null()) {
+      out->push_back(NAN);
+    } else if (t.is_number() && t.get<double>() > 0 && std::isfinite(t.get<double>())) {
+      out->push_back(t.get<double>());
+    } else {
+      *why = where + ": a time is neither a positive number of seconds nor null";
+      return false;
+    }
+  }
+  return true;
+}
+
 // One scheme's rows (one per mean run, each one time per message size).
 bool read_cells(const json &rows, const Profile &p, const std::string &where,
                 std::vector<double> *out, std::string *why) {
@@ -46,23 +67,8 @@ bool read_cells(const json &rows, const Profile &p, const std::string &where,
     return false;
   }
   out->clear();
-  for (const json &row : rows) {
-    if (!row.is_array() || row.size() != p.bytes.size()) {
-      *why = where + ": every row must hold one time per grid.bytes (" +
-             std::to_string(p.bytes.size()) + ")";
-      return false;
-    }
-    for (const json &t : row) {
-      if (t.is_null()) {
-        out->push_back(NAN);
-      } else if (t.is_number() && t.get<double>() > 0 && std::isfinite(t.get<double>())) {
-        out->push_back(t.get<double>());
-      } else {
-        *why = where + ": a time is neither a positive number of seconds nor null";
-        return false;
-      }
-    }
-  }
+  for (const json &row : rows)
+    if (!read_row(row, p, where, out, why)) return false;
   return true;
 }
 
@@ -121,6 +127,16 @@ bool parse_json(const json &j, Profile *out, std::string *why) {
     if (!coll->is_number_unsigned()) return *why = "coll_min is not a byte count", false;
     p.coll_min = coll->get<size_t>();
   }
+  auto contig = j.find("contiguous");
+  if (contig != j.end()) {
+    if (!contig->is_object()) return *why = "contiguous is not an object", false;
+    for (auto [key, dst] : {std::pair<const char *, std::vector<double> *>{"system", &p.contig_system},
+                            std::pair<const char *, std::vector<double> *>{"single_copy", &p.contig_read}}) {
+      auto row = contig->find(key);
+      if (row == contig->end()) return *why = std::string("contiguous.") + key + " is missing", false;
+      if (!read_row(*row, p, std::string("contiguous.") + key, dst, why)) return false;
+    }
+  }
   *out = std::move(p);
   return true;
 }
@@ -158,17 +174,18 @@ bool load_profile(const std::string &path, Profile *out, std::string *why) {
 
 namespace {
 
-// A table of times over the grid as rows per mean run, null where NaN.
+// Times [first, first + n) as a JSON row, null where NaN.
+json row_of(const double *first, size_t n) {
+  json row = json::array();
+  for (size_t j = 0; j < n; ++j) row.push_back(std::isnan(first[j]) ? json(nullptr) : json(first[j]));
+  return row;
+}
+
+// A table of times over the grid as rows per mean run.
 json grid_rows(const Profile &p, const std::vector<double> &cells) {
   json rows = json::array();
-  for (size_t i = 0; i < p.runs.size(); ++i) {
-    json row = json::array();
-    for (size_t j = 0; j < p.bytes.size(); ++j) {
-      double t = cells[i * p.bytes.size() + j];
-      row.push_back(std::isnan(t) ? json(nullptr) : json(t));
-    }
-    rows.push_back(row);
-  }
+  for (size_t i = 0; i < p.runs.size(); ++i)
+    rows.push_back(row_of(&cells[i * p.bytes.size()], p.bytes.size()));
   return rows;
 }
 
@@ -194,6 +211,9 @@ std::string profile_json(const Profile &p) {
       {"grid", {{"mean_run", p.runs}, {"bytes", p.bytes}}},
       {"schemes", schemes}};
   if (p.coll_min > 0) j["coll_min"] = p.coll_min;
+  if (!p.contig_system.empty() && !p.contig_read.empty())
+    j["contiguous"] = {{"system", row_of(p.contig_system.data(), p.bytes.size())},
+                       {"single_copy", row_of(p.contig_read.data(), p.bytes.size())}};
   if (!p.pack.empty()) j["pack"] = grid_rows(p, p.pack);
   return j.dump(1) + "\n";
 }

@@ -44,6 +44,11 @@ struct Profile {
   /// default for LOOM_L2L_COLL_MIN); 0: not measured.  Beyond the largest
   /// block measured when they never were.
   size_t coll_min = 0;
+  /// Contiguous messages of each `bytes` size: seconds per message through
+  /// the system's own copy and read in place (single copy), NaN where not
+  /// measured; both empty when not measured at all (contiguous_read_wins()
+  /// in select.hpp decides from them).
+  std::vector<double> contig_system, contig_read;
   /// Seconds Loom's engine takes to pack one message of each grid cell's
   /// vector on this machine, row-major like `cells` (NaN where not
   /// measured); empty in profiles written before it was measured.  What a

@@ -206,6 +206,21 @@ std::string format_bytes(double bytes) {
   return buf;
 }
 
+bool contiguous_read_wins(const Profile &p, double bytes) {
+  const size_t n = p.bytes.size();
+  if (n == 0 || p.contig_system.size() != n || p.contig_read.size() != n) return false;
+  size_t i;
+  double w;
+  locate(p.bytes, bytes, &i, &w);
+  // Log-log, as for the grid: each time follows a power of the size
+  // between two measured sizes.  NaN (unmeasured) loses the comparison.
+  auto at = [&](const std::vector<double> &row) {
+    if (n == 1) return std::log(row[0]);
+    return (1 - w) * std::log(row[i]) + w * std::log(row[i + 1]);
+  };
+  return at(p.contig_read) < at(p.contig_system);
+}
+
 size_t coll_crossover(std::vector<CollPoint> points) {
   points.erase(std::remove_if(points.begin(), points.end(),
                               [](const CollPoint &p) { return !(p.l2l > 0) || !(p.staged > 0); }),

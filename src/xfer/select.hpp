@@ -121,6 +121,12 @@ inline constexpr size_t kCollNever = size_t(1) << 40;
 /// at the largest block, 0 when nothing was measured.
 size_t coll_crossover(std::vector<CollPoint> points);
 
+/// Whether profile @p p predicts a contiguous message of @p bytes read in
+/// place (single copy) faster than moved by the system's own copy
+/// (log-log interpolation along its contiguous rows, clamped at their
+/// ends); false when it holds no contiguous rows.
+bool contiguous_read_wins(const Profile &p, double bytes);
+
 /// @p bytes for people: "512 B", "4 KiB", "1.5 MiB".
 std::string format_bytes(double bytes);
 

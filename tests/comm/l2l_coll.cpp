@@ -12,57 +12,24 @@
 // is copied in place, never announced).  Run with LOOM_L2L_COLL_MIN=0
 // (every block Loom-to-Loom); with LOOM_L2L=0, or with the argument `none`
 // (a profile whose crossover says never), it expects no rendezvous.
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <cstdlib>
 #include <functional>
 #include <string>
 
 #include "comm_test.hpp"
-#include "l2l_segment.hpp"
+#include "l2l_announced.hpp"
 
 using namespace commtest;
-using loom_mpi::l2l::Header;
 
 namespace {
 
 int g_rank, g_size;
 constexpr int kCanary = -12345;
-const Header *g_segment = nullptr;
+const loom_mpi::l2l::Header *g_segment = nullptr;
+uint64_t announced() { return commtest::announced(g_segment); }
 
 bool g_none = false;  // argument `none`: no block goes Loom-to-Loom
 bool l2l_expected() { return !g_none && !env_off("LOOM_L2L") && !env_off("LOOM_CMA"); }
-
-// This process's own segment: the /dev/shm/loom-* whose header names our
-// pid (other jobs may run beside this one).
-const Header *find_segment() {
-  DIR *d = opendir("/dev/shm");
-  if (!d) return nullptr;
-  const Header *found = nullptr;
-  while (dirent *e = readdir(d)) {
-    if (std::strncmp(e->d_name, "loom-", 5) != 0) continue;
-    std::string path = std::string("/dev/shm/") + e->d_name;
-    int fd = open(path.c_str(), O_RDONLY);
-    if (fd < 0) continue;
-    void *p = mmap(nullptr, sizeof(Header), PROT_READ, MAP_SHARED, fd, 0);
-    close(fd);
-    if (p == MAP_FAILED) continue;
-    auto *h = static_cast<const Header *>(p);
-    if (h->magic == loom_mpi::l2l::kMagic && h->pid == getpid()) {
-      found = h;
-      break;
-    }
-    munmap(p, sizeof(Header));
-  }
-  closedir(d);
-  return found;
-}
-
-// Rendezvous this process has announced so far.
-uint64_t announced() { return g_segment ? g_segment->seq.load() : 0; }
 
 // Block layouts: n ints spread `stride` apart in runs of `run` ints.
 struct Shape {

@@ -30,6 +30,8 @@ Profile sample() {
   p.cells[(size_t)Scheme::staged] = {1e-6, 2e-6, 3e-5, 1e-6, 1.5e-6, 2e-5};
   p.cells[(size_t)Scheme::system] = {4e-6, 9e-6, NAN, 1e-6, 1e-6, 1e-5};
   p.coll_min = 262144;
+  p.contig_system = {1e-6, 2e-6, 1e-5};
+  p.contig_read = {2e-6, 1e-6, NAN};
   p.pack = {1e-7, 2e-7, NAN, 1e-7, 1e-7, 3e-6};
   return p;
 }
@@ -71,6 +73,11 @@ TEST(Profile, WrittenTextReadsBack) {
   EXPECT_FALSE(q.has(Scheme::pipelined));
   EXPECT_DOUBLE_EQ(q.cell(Scheme::system, 1, 2), 1e-5);
   EXPECT_EQ(q.coll_min, 262144);
+  ASSERT_EQ(q.contig_system.size(), 3u);
+  ASSERT_EQ(q.contig_read.size(), 3u);
+  EXPECT_DOUBLE_EQ(q.contig_system[2], 1e-5);
+  EXPECT_DOUBLE_EQ(q.contig_read[1], 1e-6);
+  EXPECT_TRUE(std::isnan(q.contig_read[2]));
   EXPECT_TRUE(std::isnan(q.cell(Scheme::system, 0, 2)));
   EXPECT_TRUE(std::isnan(q.cell(Scheme::pipelined, 0, 0)));
   EXPECT_DOUBLE_EQ(q.pack_cell(1, 2), 3e-6);
@@ -98,6 +105,10 @@ TEST(Profile, MalformedTextsAreRefusedWithAReason) {
       {edited("\"schemes\": {", "\"schemes\": {\"pipelined\": [], "), "one row per grid.mean_run"},
       {edited("\"coll_min\": 262144", "\"coll_min\": -1"), "coll_min is not a byte count"},
       {edited("\"coll_min\": 262144", "\"coll_min\": \"256K\""), "coll_min is not a byte count"},
+      // The first "system" row is the contiguous one (keys are sorted).
+      {edited("\"system\": [", "\"system\": [1, "),
+       "contiguous.system: every row must hold one time per grid.bytes"},
+      {edited("\"single_copy\": [", "\"single_copy_\": ["), "contiguous.single_copy is missing"},
       {edited("\"pack\": [", "\"pack\": [[1, 2, 3], "), "pack must hold one row per grid.mean_run"},
       {edited("3e-06", "0"), "pack: a time is neither"},
   };
@@ -109,15 +120,21 @@ TEST(Profile, MalformedTextsAreRefusedWithAReason) {
   }
 }
 
-TEST(Profile, CollMinIsOptional) {
+// Profiles written before either crossover was measured still read.
+TEST(Profile, CrossoversAreOptional) {
   Profile p = sample();
   p.coll_min = 0;
+  p.contig_system.clear();
+  p.contig_read.clear();
   Profile q;
   std::string why;
   const std::string text = profile_json(p);
   EXPECT_EQ(text.find("coll_min"), std::string::npos);
+  EXPECT_EQ(text.find("contiguous"), std::string::npos);
   ASSERT_TRUE(parse_profile(text, &q, &why)) << why;
   EXPECT_EQ(q.coll_min, 0);
+  EXPECT_TRUE(q.contig_system.empty());
+  EXPECT_TRUE(q.contig_read.empty());
 }
 
 // A profile written before pack times were measured still reads: no

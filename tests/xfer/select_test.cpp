@@ -265,3 +265,29 @@ TEST(CollCrossover, SmallestBlockFromWhichLoomToLoomKeepsWinning) {
   EXPECT_EQ(coll_crossover({{4096, NAN, 2}}), 0u);
   EXPECT_EQ(coll_crossover({}), 0u);
 }
+
+// Contiguous messages: read in place where the profile's contiguous rows
+// (log-log between measured sizes, clamped at the ends) predict it faster
+// than the system's copy; a window is kept as a window.
+TEST(ContiguousRows, ReadInPlaceWhereItWasFaster) {
+  Profile p;
+  p.runs = {8};
+  p.bytes = {32768, 131072, 524288};
+  EXPECT_FALSE(contiguous_read_wins(p, 131072));  // no rows: never
+  p.contig_system = {1e-5, 1e-5, 1e-5};
+  p.contig_read = {2e-5, 5e-6, 2e-5};
+  EXPECT_FALSE(contiguous_read_wins(p, 4096));
+  EXPECT_FALSE(contiguous_read_wins(p, 32768));
+  EXPECT_TRUE(contiguous_read_wins(p, 100000));
+  EXPECT_TRUE(contiguous_read_wins(p, 131072));
+  EXPECT_TRUE(contiguous_read_wins(p, 200000));
+  EXPECT_FALSE(contiguous_read_wins(p, 262144));  // equal predictions: the system
+  EXPECT_FALSE(contiguous_read_wins(p, 524288));
+  EXPECT_FALSE(contiguous_read_wins(p, 1 << 24));
+  p.contig_read[1] = NAN;  // unmeasured: never predicted faster
+  EXPECT_FALSE(contiguous_read_wins(p, 131072));
+  p.contig_read = {5e-6, 5e-6, 5e-6};
+  EXPECT_TRUE(contiguous_read_wins(p, 1 << 24));
+  p.contig_read.pop_back();  // rows that do not fit the axis: never
+  EXPECT_FALSE(contiguous_read_wins(p, 131072));
+}

@@ -46,6 +46,11 @@ void add_vector_sweep_cases(std::vector<CaseDef> &out, bool quick);
 // One case of the sweep: `block`-byte blocks, `msg` packed bytes.
 CaseDef vector_case(size_t block, size_t msg);
 
+// A contiguous message of `msg` bytes (contiguous(msg/8, double)), for
+// `loom tune`'s crossover between reading in place and the system's copy.
+// Group "Contiguous".
+CaseDef contiguous_case(size_t msg);
+
 // The vector test of the SGRS paper (section 5.2, figures 5 and 6): the
 // first `cols` columns of an M x 4096 int array, vector(M, cols, 4096,
 // MPI_INT).  Groups "SGRS M=64" and "SGRS M=128" (the paper's, 2 KiB to

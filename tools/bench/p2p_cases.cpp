@@ -51,6 +51,25 @@ CaseDef vector_case(size_t block, size_t msg) {
   return d;
 }
 
+CaseDef contiguous_case(size_t msg) {
+  CaseDef d;
+  d.name = "contig " + size_name(msg);
+  d.group = "Contiguous";
+  d.contiguous = true;
+  d.make = [msg](const CaseParams &) {
+    auto c = std::make_unique<CaseInstance>();
+    c->sizes = fmt::format("contiguous({}, double)", msg / 8);
+    c->type = DualType::contiguous(static_cast<int64_t>(msg / 8), DualType::double_());
+    c->type.commit();
+    c->user_bytes = msg;
+    c->packed_bytes = msg;
+    c->hand_pack = [msg](const char *u, char *pk) { std::memcpy(pk, u, msg); };
+    c->hand_unpack = [msg](const char *pk, char *u) { std::memcpy(u, pk, msg); };
+    return c;
+  };
+  return d;
+}
+
 void add_vector_sweep_cases(std::vector<CaseDef> &out, bool quick) {
   const std::vector<size_t> blocks =
       quick ? std::vector<size_t>{8, 512}

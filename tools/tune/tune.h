@@ -10,7 +10,9 @@
 // contender only and writes its medians to FILE.  Then the collective sweep
 // (`--worker FILE --coll`, LOOM_L2L_COLL_MIN forced to 0 and to 1T) finds
 // the block size from which Loom-to-Loom collectives win: the profile's
-// coll_min.
+// coll_min.  Contiguous messages (def.contiguous) are measured only under
+// `system` (the system's copy) and `single_copy` (read in place), the
+// drop-in's two paths for them: the profile's contiguous rows.
 #pragma once
 
 #include <string>
@@ -32,8 +34,9 @@ struct TuneArgs {
   bool coll = false;       // internal: the worker measures the collective sweep
 };
 
-// A case of the sweep: a grid cell (run_index, bytes_index into the axes)
-// or a layout off the grid (indices -1).
+// A case of the sweep: a grid cell (run_index, bytes_index into the axes),
+// a contiguous message of a grid size (run_index -1, bytes_index), or a
+// layout off the grid (indices -1).
 struct TuneCase {
   loom_bench::CaseDef def;
   int run_index = -1, bytes_index = -1;
@@ -44,7 +47,8 @@ struct TuneGrid {
   std::vector<double> runs, bytes;
 };
 TuneGrid tune_grid(bool quick);
-// The grid's vector cases (block <= message), then the DDTBench layouts.
+// The grid's vector cases (block <= message), contiguous messages of the
+// grid's sizes, then the DDTBench layouts.
 std::vector<TuneCase> tune_cases(bool quick);
 // The collective sweep: MPI_Alltoall of FFT2D transposes and of vectors,
 // and 3D halo exchanges, blocks spanning the Loom-to-Loom collectives'

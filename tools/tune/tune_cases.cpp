@@ -22,6 +22,11 @@ std::vector<TuneCase> tune_cases(bool quick) {
       if (g.runs[i] <= g.bytes[j])
         out.push_back({loom_bench::vector_case((size_t)g.runs[i], (size_t)g.bytes[j]), (int)i,
                        (int)j});
+  // Contiguous messages of the grid's sizes (no mean-run index): where
+  // reading in place beats the system's copy (the profile's contiguous
+  // rows).
+  for (size_t j = 0; j < g.bytes.size(); ++j)
+    out.push_back({loom_bench::contiguous_case((size_t)g.bytes[j]), -1, (int)j});
   std::vector<loom_bench::CaseDef> ddt;
   loom_bench::add_ddtbench_cases(ddt);
   for (auto &d : ddt) out.push_back({std::move(d), -1, -1});

@@ -45,7 +45,12 @@ Scheme judge(const CaseTimes &c, const Profile &p, const loom::xfer::Rules &rule
   int fastest = -1;
   for (size_t s = 0; s < kSchemeCount; ++s)
     if (measured(c, s) && (fastest < 0 || c.t[s] < c.t[fastest])) fastest = (int)s;
-  const loom::xfer::Choice pick = loom::xfer::select(features(c), &p, rules);
+  loom::xfer::Choice pick;
+  if (c.contiguous)
+    pick.scheme = loom::xfer::contiguous_read_wins(p, (double)c.bytes) ? Scheme::single_copy
+                                                                       : Scheme::system;
+  else
+    pick = loom::xfer::select(features(c), &p, rules);
   if (fastest < 0) return pick.scheme;
   ++t.cells;
   const double tp = c.t[(size_t)pick.scheme];
@@ -92,7 +97,7 @@ bool print_tune_report(std::FILE *f, const std::vector<CaseTimes> &cases, const 
   fmt::print(f, "{:<20} {:>9} {:>9} {:>9}", "case", "bytes", "mean run", "pack");
   for (size_t s : shown) fmt::print(f, " {:>11}", scheme_name((Scheme)s));
   fmt::print(f, "  {:<11} {:<11} {}\n", "fastest", "pick", "pick/fastest");
-  Tally all, grid, left_out, off_grid, off_grid_plain;
+  Tally all, grid, left_out, contiguous, off_grid, off_grid_plain;
   for (const CaseTimes &c : cases) {
     fmt::print(f, "{:<20} {:>9} {:>9} {:>9}", c.name, c.bytes, c.mean_run,
                std::isnan(c.pack) ? "-" : fmt::format("{:.2f}", c.pack * 1e6));
@@ -105,6 +110,8 @@ bool print_tune_report(std::FILE *f, const std::vector<CaseTimes> &cases, const 
     if (c.run_index >= 0) {
       judge(c, profile, rules, grid);
       judge(c, without_cell(profile, c.run_index, c.bytes_index), rules, left_out);
+    } else if (c.contiguous) {
+      judge(c, profile, rules, contiguous);
     } else {
       judge(c, profile, rules, off_grid);
       judge(without_pack(c), profile, rules, off_grid_plain);
@@ -122,7 +129,8 @@ bool print_tune_report(std::FILE *f, const std::vector<CaseTimes> &cases, const 
   all.print(f, "all cases");
   grid.print(f, "grid cells (in the profile)");
   left_out.print(f, "grid cells, each left out of the profile");
-  off_grid.print(f, "DDTBench layouts (off the grid)");
+  contiguous.print(f, "contiguous data (by the contiguous rows)");
+  off_grid.print(f, "other DDTBench layouts (off the grid)");
   off_grid_plain.print(f, "  the same, pack time of the layout unknown");
   if (!all.misses.empty()) {
     fmt::print(f, "  misses:\n");

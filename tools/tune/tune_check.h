@@ -20,6 +20,10 @@ struct CaseTimes {
   size_t bytes = 0;
   int64_t mean_run = 0, elem_size = 0;
   double pack = NAN;  // seconds Loom takes to pack one message (median)
+  // Contiguous data: the drop-in moves it by the profile's contiguous rows
+  // (read in place or the system's copy), not by selection; only system
+  // and single_copy are measured.
+  bool contiguous = false;
   double t[loom::xfer::kSchemeCount];
 };
 

@@ -224,6 +224,7 @@ int run_tune(const TuneArgs &args, const std::vector<std::string> &command_line)
     t.name = c.def.name;
     t.run_index = c.run_index;
     t.bytes_index = c.bytes_index;
+    t.contiguous = c.def.contiguous;
     auto f = facts.find(c.def.name);
     if (f != facts.end()) {
       t.bytes = f->second.value("bytes", size_t(0));
@@ -243,6 +244,15 @@ int run_tune(const TuneArgs &args, const std::vector<std::string> &command_line)
       auto &cells = p.cells[s];
       if (cells.empty()) cells.assign(p.runs.size() * p.bytes.size(), NAN);
       cells[(size_t)c.run_index * p.bytes.size() + (size_t)c.bytes_index] = t.t[s];
+    }
+    if (t.contiguous && c.bytes_index >= 0) {
+      // A contiguous message of a grid size: the profile's contiguous rows.
+      if (p.contig_system.empty()) {
+        p.contig_system.assign(p.bytes.size(), NAN);
+        p.contig_read.assign(p.bytes.size(), NAN);
+      }
+      p.contig_system[(size_t)c.bytes_index] = t.t[(size_t)Scheme::system];
+      p.contig_read[(size_t)c.bytes_index] = t.t[(size_t)Scheme::single_copy];
     }
     times.push_back(t);
   }

@@ -146,7 +146,13 @@ int run_tune_worker(const TuneArgs &a, const std::vector<std::string> &command_l
     out["implemented"] = implemented;
   } else {
     out["available"] = true;
-    const std::vector<TuneCase> cases = tune_cases(a.quick);
+    // A contiguous message has two paths, the system's copy and a read in
+    // place: the other schemes would time the first again.
+    std::vector<TuneCase> cases = tune_cases(a.quick);
+    if (scheme != "system" && scheme != "single_copy")
+      cases.erase(std::remove_if(cases.begin(), cases.end(),
+                                 [](const TuneCase &c) { return c.def.contiguous; }),
+                  cases.end());
     std::vector<loom_bench::CaseDef> defs;
     for (const TuneCase &c : cases) defs.push_back(c.def);
     loom_bench::CommBenchArgs b;
