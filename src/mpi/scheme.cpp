@@ -289,8 +289,9 @@ ContiguousRule contiguous_rule() {
     for (int c = 0; c < kQuarterOctaves; ++c) {
       const double lo = std::ldexp(1.0 + (c % 4) / 4.0, c / 4),
                    hi = std::ldexp(1.0 + (c % 4 + 1) / 4.0, c / 4);
+      // Below 16 bytes (c < 8) never: nothing that small goes Loom-to-Loom.
       r.read[(size_t)c] = c >= 8 && loom::xfer::contiguous_read_wins(*st.profile, std::sqrt(lo * hi));
-      if (r.read[(size_t)c] && (c == 0 || !r.read[(size_t)c - 1]))
+      if (r.read[(size_t)c] && !r.read[(size_t)c - 1])
         where += (where.empty() ? "" : ", ") + loom::xfer::format_bytes(lo) + "-";
       if (!r.read[(size_t)c] && c > 0 && r.read[(size_t)c - 1]) where += loom::xfer::format_bytes(lo);
     }
