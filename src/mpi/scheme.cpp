@@ -60,6 +60,10 @@ struct State {
   bool verbose = false;
 };
 
+// Whether packed copies may live in the shared arena (docs/protocol.md):
+// the setting, which every rank reads alike (collectives decide by it).
+bool arena_on() { return config().bytes(Id::l2l_arena) > 0; }
+
 // What cross-memory attach costs here (cma_probe.hpp), measured once when
 // the rules' Loom-to-Loom thresholds or the collectives' default need it;
 // not measured (CmaCosts::measured false) when Loom-to-Loom is off.
@@ -68,15 +72,11 @@ const loom::xfer::CmaCosts &cma_costs() {
     if (!config().on(Id::l2l) || !config().on(Id::cma) || !config().on(Id::p2p))
       return loom::xfer::CmaCosts{};
     loom::xfer::CmaCosts m = loom::xfer::node_cma_costs();
-    note("Loom-to-Loom without a profile: %s", m.describe().c_str());
+    note("Loom-to-Loom without a profile: %s", m.describe(arena_on()).c_str());
     return m;
   }();
   return c;
 }
-
-// Whether packed copies may live in the shared arena (docs/protocol.md):
-// the setting, which every rank reads alike (collectives decide by it).
-bool arena_on() { return config().bytes(Id::l2l_arena) > 0; }
 
 // The profile named by LOOM_PROFILE ("none": no profile), else the per-user
 // one if it exists; a file that cannot be used is reported (LOOM_VERBOSE)

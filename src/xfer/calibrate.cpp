@@ -17,14 +17,23 @@ void calibrate_l2l(Rules *r, const CmaCosts &c, const CalibrationInputs &in) {
   // MPI's own path won (1.4x), so the rule stops at 4 MiB.
   if (in.arena) r->l2l_before_system_max = size_t(4) << 20;
   if (!c.measured) return;
-  if (c.stream_wins()) {
-    const double run = c.single_copy_run();
-    if (!in.run_set)
-      r->l2l_run = run > 0 && run < 1e15 ? std::max<int64_t>(r->l2l_run, (int64_t)std::ceil(run))
-                                         : INT64_MAX;
-    return;
-  }
-  if (!in.run_set) r->l2l_run = INT64_MAX;  // one segment per run never pays here
+  // Single copy's rival is a pipelined stream: with the arena unpacked in
+  // place, so reads that lose to the transport's copies may still beat
+  // its two copies where runs are long (on the Intel Xeon VM: reads at
+  // 0.54x memcpy's speed and 0.19 us a segment, single copy from 27 KiB
+  // runs; a MiB of 64 KiB runs round-tripped in 175 us single copy, 220
+  // pipelined on MPICH).
+  const double run = c.single_copy_run(in.arena);
+  if (!in.run_set)
+    r->l2l_run = run > 0 && run < 1e15 ? std::max<int64_t>(r->l2l_run, (int64_t)std::ceil(run))
+                                       : INT64_MAX;
+  if (c.stream_wins()) return;
+  // Reads that lose to copies beat a stream only while the data sits in
+  // the caches, as the probe's did: at 16 MiB of 64 KiB runs a pipelined
+  // round trip took 5.6-6.7 ms on MPICH against single copy's 6.7-9.4
+  // (the tune's sweep there: single copy fastest at 256 KiB, pipelined
+  // from 2 MiB).
+  r->l2l_single_max = kCmaProbeBytes;
   // With the arena the receiver unpacks the stream in place, so
   // LOOM_L2L_MIN's default stands (the system's eager limit: the settings'
   // registry).  Without it the stream is read with cross-memory attach,

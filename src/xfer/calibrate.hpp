@@ -17,12 +17,14 @@ struct CalibrationInputs {
 };
 
 /// Adjusts @p r (holding the settings' values) to the node's costs @p c:
-/// with the arena, Loom-to-Loom before the system path up to 4 MiB; where
-/// reading a stream beats the transport's copies, single copy from the
-/// mean run where one segment per run still pays; where it loses, never
-/// single copy and, without the arena, pipelined streams only from 1 MiB
-/// (MPICH) or 8 MiB (Open MPI).  A threshold set in the environment is
-/// never changed; nothing is when the probe could not run.
+/// with the arena, Loom-to-Loom before the system path up to 4 MiB;
+/// single copy from the mean run where one segment per run still beats
+/// the rival stream (CmaCosts::single_copy_run); where reading a stream
+/// loses to the transport's copies, single copy (if ever) only for
+/// messages the probe's cached reads speak for and, without the arena,
+/// pipelined streams only from 1 MiB (MPICH) or 8 MiB (Open MPI).  A
+/// threshold set in the environment is never changed; nothing is when the
+/// probe could not run.
 void calibrate_l2l(Rules *r, const CmaCosts &c, const CalibrationInputs &in);
 
 }  // namespace xfer

@@ -20,7 +20,7 @@ namespace loom {
 namespace xfer {
 namespace {
 
-constexpr size_t kBig = size_t(1) << 20;  // long reads: 1 MiB
+constexpr size_t kBig = kCmaProbeBytes;    // long reads
 constexpr size_t kSegs = 64;              // short segments per call ...
 constexpr size_t kSeg = 64;               // ... of 64 bytes ...
 constexpr size_t kGap = 256;              // ... 256 bytes apart (a typical halo)
@@ -84,16 +84,17 @@ void publish(const std::string &path, const CmaCosts &c) {
 
 }  // namespace
 
-double CmaCosts::single_copy_run() const {
-  const double spare = budget_ns() - byte_ns;  // what each byte leaves for segments
+double CmaCosts::single_copy_run(bool mapped) const {
+  // What each byte leaves for segments.
+  const double spare = (mapped ? mapped_stream_ns() : budget_ns()) - byte_ns;
   if (!measured || !(spare > 0)) return 0;
   return seg_ns / spare;
 }
 
-std::string CmaCosts::describe() const {
+std::string CmaCosts::describe(bool mapped) const {
   if (!measured) return "cross-memory attach not measured (refused or unsupported)";
   char buf[256];
-  const double run = single_copy_run();
+  const double run = single_copy_run(mapped);
   char runs[64];
   if (run > 0) std::snprintf(runs, sizeof runs, "from mean runs of %.0f B", run);
   else std::snprintf(runs, sizeof runs, "never");

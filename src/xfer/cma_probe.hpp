@@ -18,6 +18,10 @@
 namespace loom {
 namespace xfer {
 
+/// The bytes the probe's long reads and copies move (1 MiB): its figures
+/// hold for messages whose data sits in the caches, as that much does.
+inline constexpr size_t kCmaProbeBytes = size_t(1) << 20;
+
 /// Costs measured by measure_cma(), in nanoseconds.
 struct CmaCosts {
   bool measured = false;    ///< false: the probe could not run (CMA refused...)
@@ -33,11 +37,21 @@ struct CmaCosts {
   /// Whether reading a packed stream (a few long segments) beats the
   /// transport's copies: the pipelined scheme, and contiguous messages.
   bool stream_wins() const { return measured && byte_ns < budget_ns(); }
+  /// What a stream unpacked in place from the sender's shared arena costs
+  /// per byte: its two copies, the sender's pack and the receiver's
+  /// unpack.  They overlap on two cores, but the unpack reads what the
+  /// other core just wrote and the packs start from buffers out of cache,
+  /// so on the Intel Xeon VM a pipelined MiB of 4-64 KiB runs took 2.4-2.7
+  /// in-cache copies per byte: two is its lower bound, which makes the rule
+  /// below err towards the stream.
+  double mapped_stream_ns() const { return 2 * copy_byte_ns; }
   /// The shortest mean run from which one segment per run still beats the
-  /// transport's copies (single copy); 0 when never.
-  double single_copy_run() const;
+  /// rival stream (single copy): with the shared arena (@p mapped) the
+  /// stream unpacked in place, else the transport's copies (budget_ns());
+  /// 0 when never.
+  double single_copy_run(bool mapped) const;
   /// One line for LOOM_VERBOSE and `loom info`.
-  std::string describe() const;
+  std::string describe(bool mapped) const;
 };
 
 /// Measures this process reading its own memory with process_vm_readv

@@ -54,7 +54,8 @@ Choice by_rules(const Features &f, const Rules &r, bool explain) {
   const bool system =
       r.prefer_system(f) && !(l2l_applies && f.bytes <= r.l2l_before_system_max);
   const bool l2l = !system && l2l_applies;
-  const bool single = f.mean_run >= (double)r.l2l_run && available(Scheme::single_copy, f);
+  const bool single = f.mean_run >= (double)r.l2l_run && f.bytes <= r.l2l_single_max &&
+                      available(Scheme::single_copy, f);
   c.scheme = system ? Scheme::system
              : l2l  ? (single ? Scheme::single_copy : Scheme::pipelined)
                     : Scheme::staged;
@@ -68,6 +69,9 @@ Choice by_rules(const Features &f, const Rules &r, bool explain) {
   } else if (l2l) {
     const std::string run =
         r.l2l_run == INT64_MAX ? std::string("(single copy never pays here)")
+        : !single && f.mean_run >= (double)r.l2l_run && f.bytes > r.l2l_single_max
+            ? ">= " + format_bytes((double)r.l2l_run) + " but message above " +
+                  format_bytes((double)r.l2l_single_max) + " (single copy only from cache)"
         : !single && f.mean_run >= (double)r.l2l_run
             ? std::string("(first use of the layout: single copy needs it cached)")
             : std::string(single ? ">= " : "< ") + format_bytes((double)r.l2l_run);

@@ -53,6 +53,9 @@ struct Rules {
   /// single copy when its mean run is at least l2l_run, pipelined below.
   size_t l2l_min = SIZE_MAX;
   int64_t l2l_run = 4096;
+  /// Single copy only for messages of at most this many bytes (larger
+  /// ones go pipelined).
+  size_t l2l_single_max = SIZE_MAX;
   /// Loom-to-Loom, where it applies, comes before the system path for
   /// messages of at most this many bytes (0: never): set where a pipelined
   /// sender's packed copy lies in memory its receiver maps (the shared

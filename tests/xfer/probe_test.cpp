@@ -28,16 +28,19 @@ CmaCosts costs(double seg_ns, double byte_ns, double copy_ns) {
 TEST(Probe, FastReadsWinFromTheRunTheSegmentCostAllows) {
   CmaCosts c = costs(100, 0.05, 0.05);
   EXPECT_TRUE(c.stream_wins());
-  EXPECT_NEAR(c.single_copy_run(), 4000, 1e-6);
+  EXPECT_NEAR(c.single_copy_run(false), 4000, 1e-6);
+  // Against a stream unpacked in place (two copies): 100 / (2 * 0.05 - 0.05).
+  EXPECT_NEAR(c.single_copy_run(true), 2000, 1e-6);
 }
 
 // A nested guest: reads at a quarter of memcpy's speed lose at any run.
 TEST(Probe, SlowReadsNeverWin) {
   CmaCosts c = costs(650, 0.12, 0.03);
   EXPECT_FALSE(c.stream_wins());
-  EXPECT_EQ(c.single_copy_run(), 0);
-  EXPECT_NE(c.describe().find("streams lose, single copy never"), std::string::npos)
-      << c.describe();
+  EXPECT_EQ(c.single_copy_run(false), 0);
+  EXPECT_EQ(c.single_copy_run(true), 0);  // four copies' time per byte: never
+  EXPECT_NE(c.describe(true).find("streams lose, single copy never"), std::string::npos)
+      << c.describe(true);
   EXPECT_FALSE(CmaCosts{}.stream_wins());  // not measured: no claim
 }
 
@@ -50,7 +53,7 @@ TEST(Probe, MeasuresThisMachine) {
   EXPECT_GT(c.copy_byte_ns, 0);
   EXPECT_GE(c.seg_ns, 0);
   EXPECT_GT(c.call_ns, 0);
-  std::printf("%s\n", c.describe().c_str());
+  std::printf("%s\n", c.describe(true).c_str());
 }
 
 struct TempDir {

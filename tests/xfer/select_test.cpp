@@ -168,6 +168,13 @@ TEST(Select, FirstUseTakesOnlyUnpreparedSchemes) {
   EXPECT_NE(c.reason.find("first use"), std::string::npos) << c.reason;
   EXPECT_EQ(select(message(1 << 20, 8192, false, true, false), nullptr, r).scheme,
             Scheme::single_copy);
+  // Single copy only up to l2l_single_max bytes; larger messages stream.
+  r.l2l_single_max = 1 << 20;
+  EXPECT_EQ(select(message(1 << 20, 8192, false, true, false), nullptr, r).scheme,
+            Scheme::single_copy);
+  c = select(message((1 << 20) + 1, 8192, false, true, false), nullptr, r);
+  EXPECT_EQ(c.scheme, Scheme::pipelined);
+  EXPECT_NE(c.reason.find("only from cache"), std::string::npos) << c.reason;
 }
 
 // Without a profile (or where it predicts nothing available) the rules
