@@ -59,16 +59,19 @@ const std::vector<Spec> &registry() {
        "layout takes the system MPI's datatype path instead of Loom's "
        "staging; 0: never",
        nullptr, 1},
-      // Both systems' datatype paths lose to staging up to 8 KiB, 8 KiB
-      // included.  MPICH 4.0.2's costs 2-4x a loop up to its eager limit
-      // (a round trip of 8192 bytes in 512 B runs: 22 us, staged 5.8; of
-      // 8704 bytes: 10.3, staged 10.2) and slows down again beyond a few
-      // MiB.  Open MPI 4.1.4's (Intel Xeon VM, 2026-11-29, round trips of
-      // 512 B runs): 1 KiB 2.6-2.8 us against staged 2.3-2.6, 2 KiB
-      // 4.0-4.4 against 3.3-3.7, 8 KiB 10.7 against 8.0-8.2; from 8 KiB of
-      // 2 KiB runs and 16 KiB of 4 KiB runs the two tie, and from 32 KiB
-      // of 4 KiB runs it wins (19.5 us against 22).
-      {Id::system_min, "LOOM_SYSTEM_MIN", Type::size, 8 * K + 1, 8 * K + 1, 0, T,
+      // Where the systems' datatype paths start to beat staging.  MPICH
+      // 4.0.2's costs 2-4x a loop up to its eager limit, 8 KiB included (a
+      // round trip of 8192 bytes in 512 B runs: 22 us, staged 5.8; of 8704
+      // bytes: 10.3, staged 10.2), and slows down again beyond a few MiB.
+      // Open MPI 4.1.4's (Intel Xeon VM, 2026-11-29, round trips with
+      // gaps as long as the runs): up to 16 KiB it loses or ties at every
+      // run length (512 B runs: 1 KiB 2.6-2.8 us against staged 2.3-2.6,
+      // 8 KiB 10.7 against 8.0-8.2); at 32 KiB it loses with 512 B runs
+      // (22-27 us against 21-23; a 64^3 halo face of Neighbor_alltoallw
+      // 15 against 13) and wins with 2 KiB runs and longer (20.5 against
+      // 21.8; 16 KiB runs 17.7 against 22); from 64 KiB it wins with
+      // 512 B runs too (32-35 against 35-36; 128 KiB 45-49 against 55).
+      {Id::system_min, "LOOM_SYSTEM_MIN", Type::size, 8 * K + 1, 32 * K + 1, 0, T,
        "without a profile: smallest message that may take the system MPI's "
        "datatype path",
        nullptr, 1},

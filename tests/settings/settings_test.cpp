@@ -135,7 +135,7 @@ TEST(Snapshot, DefaultsPerFlavor) {
     }
   }
   EXPECT_EQ(snapshot({}, Flavor::mpich).bytes(Id::system_min), 8 * K + 1);
-  EXPECT_EQ(snapshot({}, Flavor::openmpi).bytes(Id::system_min), 8 * K + 1);
+  EXPECT_EQ(snapshot({}, Flavor::openmpi).bytes(Id::system_min), 32 * K + 1);
   EXPECT_TRUE(snapshot({}).on(Id::p2p));
   EXPECT_FALSE(snapshot({}).on(Id::verbose));
 }
