@@ -3,7 +3,9 @@
 // table is a function-local static filled at first use.
 #include "decode.hpp"
 
+#include <algorithm>
 #include <utility>
+#include <vector>
 
 namespace loom_mpi {
 namespace {
@@ -72,14 +74,28 @@ const Entry *table(size_t *n) {
 
 bool named_prim(MPI_Datatype t, loom_prim *p) {
   if (t == MPI_DATATYPE_NULL) return false;
-  size_t n;
-  const Entry *e = table(&n);
-  for (size_t i = 0; i < n; ++i)
-    if (e[i].handle == t) {
-      *p = e[i].prim;
-      return true;
-    }
-  return false;
+  // Every decode asks, mostly of derived types, which a scan would compare
+  // with all ~70 entries (about 320 instructions); sorted by handle, with
+  // the first entry of an aliased handle kept, it is a binary search.
+  static const std::vector<Entry> sorted = [] {
+    size_t n;
+    const Entry *e = table(&n);
+    std::vector<Entry> v(e, e + n);
+    auto key_less = [](const Entry &a, const Entry &b) {
+      return handle_key(a.handle) < handle_key(b.handle);
+    };
+    std::stable_sort(v.begin(), v.end(), key_less);
+    v.erase(std::unique(v.begin(), v.end(),
+                        [](const Entry &a, const Entry &b) { return a.handle == b.handle; }),
+            v.end());
+    return v;
+  }();
+  const uintptr_t k = handle_key(t);
+  auto it = std::lower_bound(sorted.begin(), sorted.end(), k,
+                             [](const Entry &e, uintptr_t key) { return handle_key(e.handle) < key; });
+  if (it == sorted.end() || it->handle != t) return false;
+  *p = it->prim;
+  return true;
 }
 
 bool is_bound_marker(MPI_Datatype t) {
