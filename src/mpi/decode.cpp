@@ -516,7 +516,7 @@ loom_type build_level(MPI_Datatype t, const Contents &c, const std::vector<loom_
   return lt;
 }
 
-loom_type decode(MPI_Datatype t, const char **why) {
+loom_type decode(MPI_Datatype t, const char **why, const int64_t *sys) {
   // A named type Loom has a primitive for, and a type the drop-in saw being
   // built, need no session (build() would come to the same answers after
   // setting one up and asking the system for the envelope).
@@ -528,7 +528,7 @@ loom_type decode(MPI_Datatype t, const char **why) {
       lt = nullptr;
     }
   } else {
-    lt = recorded(t);  // checked against the system's size and bounds
+    lt = recorded(t, sys);  // checked against the system's size and bounds
   }
   if (lt) {
     if (why) *why = "";

@@ -25,10 +25,11 @@ struct Contents {
 loom_type build_level(MPI_Datatype t, const Contents &c, const std::vector<loom_type> &kids,
                       const char **why);
 
-// A new reference to an uncommitted loom type with the typemap of @p t, or
-// nullptr (with *why set) if Loom cannot represent it faithfully.  Derived
+// A new reference to a loom type with the typemap of @p t, or nullptr
+// (with *why set) if Loom cannot represent it faithfully.  Derived
 // children already in the mirror cache are reused, not decoded again.
-loom_type decode(MPI_Datatype t, const char **why);
+// @p sys: system_facts(t) when the caller has them.
+loom_type decode(MPI_Datatype t, const char **why, const int64_t *sys = nullptr);
 
 // The system's size, lb, extent, true lb and true extent of t: what a
 // cached loom type is checked against before it is trusted for a handle.

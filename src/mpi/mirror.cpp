@@ -102,7 +102,7 @@ Mirror *build_mirror(MPI_Datatype t, bool predefined) {
   m->predefined = predefined;
   system_facts(t, m->sys);
   const char *why = "";
-  loom_type lt = decode(t, &why);
+  loom_type lt = decode(t, &why, m->sys);
   if (lt && loom_type_commit(lt) != LOOM_OK) {
     why = "loom_type_commit failed";
     loom_type_free(lt);

@@ -17,9 +17,12 @@
 
 namespace loom_mpi {
 
-// A new reference to the loom type recorded for @p t, or nullptr.
-loom_type recorded(MPI_Datatype t);
-// Records @p lt (a reference the table takes over) for @p t.
+// A new reference to the loom type recorded for @p t, or nullptr when none
+// is or the system now describes @p t otherwise (a handle freed through
+// PMPI and reused).  @p sys: system_facts(t) when the caller has them.
+loom_type recorded(MPI_Datatype t, const int64_t *sys = nullptr);
+// Records @p lt (a reference the table takes over) for @p t, unless the
+// system gives @p t another size.
 void record(MPI_Datatype t, loom_type lt);
 // Forgets what is recorded under a handle (it was freed).
 void forget_recorded(uintptr_t key);

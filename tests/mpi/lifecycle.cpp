@@ -170,6 +170,30 @@ void freed_children() {
     D.free(&b);
     if (base != MPI_DATATYPE_NULL) D.free(&base);
   }
+
+  // 5. A dup takes its original's loom type itself: it outlives the
+  //    original's free, and so does a dup of a dup; a dup of a named type
+  //    and of a resized one move what the system moves.
+  MPI_Datatype o, d1, d2, dn, r, dr;
+  MPI_Type_vector(3, 2, 4, MPI_DOUBLE, &o);
+  D.commit(&o);
+  D.dup(o, &d1);
+  D.free(&o);
+  check_same("dup after its original's free", v.data(), 2, d1);
+  D.dup(d1, &d2);
+  D.free(&d1);
+  check_same("dup of a freed dup", v.data(), 2, d2);
+  D.free(&d2);
+  D.dup(MPI_DOUBLE, &dn);
+  D.commit(&dn);
+  check_same("dup of a named type", v.data(), 5, dn);
+  D.free(&dn);
+  MPI_Type_create_resized(MPI_INT, -4, 12, &r);  // not committed: nor is its dup
+  D.dup(r, &dr);
+  D.free(&r);
+  D.commit(&dr);
+  check_same("dup of an uncommitted resized type", v.data() + 4, 3, dr);
+  D.free(&dr);
 }
 
 void bottom() {
