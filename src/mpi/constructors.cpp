@@ -208,7 +208,11 @@ LOOM_MPI_EXPORT int MPI_Type_dup(MPI_Datatype old, MPI_Datatype *nt) {
     // original's loom type itself (a new reference, with whatever plan it
     // compiled) rather than a level over it: a dup's recording and commit
     // then build nothing (a type made per message, `loom bench p2p --once`).
-    record(*nt, decode(old, nullptr));
+    // Its system facts are its original's too, asked of the system once:
+    // should they ever differ, recorded() refuses the dup's entry at use.
+    int64_t sys[5];
+    system_facts(old, sys);
+    record(*nt, decode(old, nullptr, sys), sys);
   } catch (...) {
     // Out of memory: nothing recorded; commit decodes the type instead.
   }

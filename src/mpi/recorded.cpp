@@ -43,14 +43,15 @@ loom_type recorded(MPI_Datatype t, const int64_t *sys) {
   return nullptr;
 }
 
-void record(MPI_Datatype t, loom_type lt) {
+void record(MPI_Datatype t, loom_type lt, const int64_t *sys) {
   uintptr_t k = handle_key(t);
   if (!k || !lt) {
     loom_type_free(lt);
     return;
   }
   Entry e{lt, {}};
-  system_facts(t, e.sys);
+  if (sys) std::copy(sys, sys + 5, e.sys);
+  else system_facts(t, e.sys);
   // Nothing the system sizes differently is ever trusted for t (decode.cpp).
   if (loom_type_size(lt) != e.sys[0]) {
     loom_type_free(lt);

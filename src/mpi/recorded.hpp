@@ -22,8 +22,9 @@ namespace loom_mpi {
 // PMPI and reused).  @p sys: system_facts(t) when the caller has them.
 loom_type recorded(MPI_Datatype t, const int64_t *sys = nullptr);
 // Records @p lt (a reference the table takes over) for @p t, unless the
-// system gives @p t another size.
-void record(MPI_Datatype t, loom_type lt);
+// system gives @p t another size.  @p sys: system_facts(t) when the caller
+// has them.
+void record(MPI_Datatype t, loom_type lt, const int64_t *sys = nullptr);
 // Forgets what is recorded under a handle (it was freed).
 void forget_recorded(uintptr_t key);
 
