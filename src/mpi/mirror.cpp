@@ -369,13 +369,9 @@ loom_type decode_uncached(MPI_Datatype t) {
   return lt;
 }
 
-}  // namespace loom_mpi
-
-using namespace loom_mpi;
-
 // The mirror hooks never fail the program's call: out of memory while a
 // mirror is built leaves the handle unmirrored, and first use tries again.
-LOOM_MPI_EXPORT int MPI_Type_commit(MPI_Datatype *datatype) {
+int commit_type(MPI_Datatype *datatype) {
   int rc = PMPI_Type_commit(datatype);
   if (rc == MPI_SUCCESS && datatype) {
     try {
@@ -386,7 +382,7 @@ LOOM_MPI_EXPORT int MPI_Type_commit(MPI_Datatype *datatype) {
   return rc;
 }
 
-LOOM_MPI_EXPORT int MPI_Type_free(MPI_Datatype *datatype) {
+int free_type(MPI_Datatype *datatype) {
   // The tombstone goes in before the system frees the handle: from then on
   // another thread may get the same handle value for a new type, and its
   // commit must not meet the old mirror.
@@ -405,3 +401,11 @@ LOOM_MPI_EXPORT int MPI_Type_free(MPI_Datatype *datatype) {
   on_free_end(k, old, rc == MPI_SUCCESS);
   return rc;
 }
+
+}  // namespace loom_mpi
+
+using namespace loom_mpi;
+
+LOOM_MPI_EXPORT int MPI_Type_commit(MPI_Datatype *datatype) { return commit_type(datatype); }
+
+LOOM_MPI_EXPORT int MPI_Type_free(MPI_Datatype *datatype) { return free_type(datatype); }

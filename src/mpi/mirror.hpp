@@ -118,6 +118,10 @@ void prepare_mirrors();
 
 // Hooks for the intercepted MPI_Type_commit / MPI_Type_free / MPI_Type_dup.
 void on_commit(MPI_Datatype t);
+// MPI_Type_commit and MPI_Type_free as the program's calls do them (the
+// system's, then the mirror table's bookkeeping), for types Loom makes.
+int commit_type(MPI_Datatype *datatype);
+int free_type(MPI_Datatype *datatype);
 // Free in two steps around PMPI_Type_free: tombstone first (returns the
 // mirror it replaced), then drop that mirror, or restore it on failure.
 Mirror *on_free_begin(uintptr_t key);

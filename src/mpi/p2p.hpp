@@ -35,6 +35,33 @@ using IrecvFn = int (*)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Reque
 int irecv_any(IrecvFn sys, bool persistent, void *buf, int count, MPI_Datatype dt,
               int source, int tag, MPI_Comm comm, MPI_Request *req);
 
+// The bytes a send of (count, dt) puts on the wire as data (s: its
+// Use::send/staged classification); 0 when unknown.
+size_t plain_bytes(const Side &s, int count, MPI_Datatype dt);
+// A send about to leave as plain data: announced to a Loom peer when it has
+// an RDV's size (l2l::announce_plain; protocol.md, Invariant R).
+void announce(const Side &s, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
+
+// MPI_Isendrecv and MPI_Isendrecv_replace (MPI-4 headers only;
+// p2p_isendrecv.cpp).
+int isendrecv_call(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                   int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                   int source, int recvtag, MPI_Comm comm, MPI_Request *req);
+int isendrecv_replace_call(void *buf, int count, MPI_Datatype dt, int dest, int sendtag,
+                           int source, int recvtag, MPI_Comm comm, MPI_Request *req);
+
+// The bodies of MPI_Mrecv, MPI_Imrecv, MPI_Sendrecv and
+// MPI_Sendrecv_replace (their large-count forms share them).
+int mrecv_call(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
+               MPI_Status *status);
+int imrecv_call(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
+                MPI_Request *req);
+int sendrecv_call(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+int sendrecv_replace_call(void *buf, int count, MPI_Datatype dt, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+
 // A status to hand the system when the user passed MPI_STATUS_IGNORE but
 // Loom needs the byte count.
 inline MPI_Status *status_or(MPI_Status *user, MPI_Status *tmp) {

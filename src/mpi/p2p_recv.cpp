@@ -10,79 +10,10 @@
 // Loom peer, with room for kRdvBytes) takes it where its data would go, in
 // place or in staging; deliver() then serves an RDV or takes the bytes as
 // data.  A receive with less room needs no check.
-#include "l2l.hpp"
-#include "p2p.hpp"
+#include "p2p_recv_plan.hpp"
 
 namespace loom_mpi {
 namespace {
-
-// How a receive is posted.
-struct RecvPlan {
-  Side dst;           // where the data goes (dst.type null: a run)
-  bool loom = false;  // false: the system's own receive, unchanged
-  bool rdv = false;   // an RDV may match it
-  size_t room = 0;    // staging to post into; 0: in place
-  bool in_place = false;  // typed by the user's own datatype, in place
-  // Where a plain message of an RDV's size is accounted (deliver()): the
-  // receive's communicator; MPI_COMM_NULL for a message a probe matched.
-  MPI_Comm plain_comm = MPI_COMM_NULL;
-};
-
-// The room of a receive of (count, dt) in bytes, s being its Use::recv
-// classification; SIZE_MAX where the type is not known here (the check is
-// then kept).
-size_t room_of(int count, MPI_Datatype dt, const Side &s) {
-  if (s.type || s.direct) return s.bytes;
-  if (count <= 0) return 0;
-  const Mirror *m = find(dt);
-  if (!m && resolve(dt, &m) != Resolved::ok) return SIZE_MAX;
-  int64_t n;
-  return m && !__builtin_mul_overflow((int64_t)count, m->size, &n) ? (size_t)n : SIZE_MAX;
-}
-
-// Decides how (buf, count, dt) is received; an error class only for a
-// freed datatype.  Only a receive with room for an RDV can be matched by
-// one without the system reporting MPI_ERR_TRUNCATE (Invariant R), so
-// only such a receive is checked, and it holds the RDV where its data
-// goes: in staging, in place in its run, or in place in the system's typed
-// path where selection gives it that (the RDV's bytes are then the
-// stream's first kRdvBytes).  may_meet(): whether an RDV could come from
-// the receive's source, asked only of a receive with room for one.
-template <class MayMeet>
-int plan_recv(void *buf, int count, MPI_Datatype dt, MayMeet may_meet, RecvPlan *p) {
-  int rc = classify(buf, count, dt, &p->dst, Use::recv);
-  if (rc != MPI_SUCCESS) return rc;
-  // The cheaper question first: the room is known unless the system keeps
-  // the receive (then it costs a lookup).
-  const bool known = p->dst.type || p->dst.direct;
-  p->rdv = known ? room_of(count, dt, p->dst) >= l2l::kRdvBytes && may_meet()
-                 : may_meet() && room_of(count, dt, p->dst) >= l2l::kRdvBytes;
-  if (p->dst.type) {
-    p->loom = true;
-    p->room = p->dst.bytes;
-  } else if (p->rdv && contiguous_run(buf, count, dt, &p->dst)) {
-    p->loom = true;
-  } else if (p->rdv && classify(buf, count, dt, &p->dst, Use::staged) == MPI_SUCCESS &&
-             p->dst.type) {
-    p->loom = p->in_place = true;
-  } else {
-    p->rdv = false;
-  }
-  return MPI_SUCCESS;
-}
-
-// The system arguments of a Loom receive: staging, or the run in place.
-struct Posted {
-  void *buf;
-  Wire w;
-};
-Posted posted(const RecvPlan &p, void *buf, int count, MPI_Datatype dt, char *staging) {
-  if (p.room) return {staging, wire_for(p.room)};
-  if (p.in_place) return {buf, Wire{count, dt}};
-  // The run as bytes: a contiguous type the system may not see as
-  // contiguous (Mirror::native_contig) must never reach it typed.
-  return {p.dst.base, wire_for(p.dst.bytes)};
-}
 
 // Blocking receive; `post` performs the system receive into (buf, wire).
 // A failure of Loom's own delivery is raised on comm (the system raised
@@ -198,6 +129,36 @@ int recv_any(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Com
   return PMPI_Recv(a.buf, a.count, a.dt, source, tag, comm, status);
 }
 
+int mrecv_call(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
+               MPI_Status *status) {
+  RecvPlan p;
+  if (real_message(message)) {
+    // No communicator here: a freed type is reported on MPI_COMM_WORLD,
+    // where the system reports errors of message-based calls.
+    int rc = plan_recv(buf, count, dt, l2l::any_peer, &p);
+    if (rc != MPI_SUCCESS) return raise_nocomm(rc);
+  }
+  return mrecv_any(p, buf, count, dt, message, status);
+}
+
+int imrecv_call(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
+                MPI_Request *req) {
+  RecvPlan p;
+  if (real_message(message) && req) {
+    int rc = plan_recv(buf, count, dt, l2l::any_peer, &p);
+    if (rc != MPI_SUCCESS) return raise_nocomm(rc);
+  }
+  if (p.loom) {
+    int rc = irecv_loom(p, buf, count, dt, MPI_COMM_WORLD, false, req,
+                        [&](void *d, Wire w, MPI_Request *r) {
+                          return PMPI_Imrecv(d, w.count, w.type, message, r);
+                        });
+    if (rc != kFallback) return rc;
+  }
+  SysArgs a = sys_args(p.dst, buf, count, dt);
+  return PMPI_Imrecv(a.buf, a.count, a.dt, message, req);
+}
+
 }  // namespace loom_mpi
 
 using namespace loom_mpi;
@@ -218,34 +179,10 @@ LOOM_MPI_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source,
 
 LOOM_MPI_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype dt,
                               MPI_Message *message, MPI_Status *status) {
-  return entry(MPI_COMM_WORLD, [&]() -> int {
-    RecvPlan p;
-    if (real_message(message)) {
-      // No communicator here: a freed type is reported on MPI_COMM_WORLD,
-      // where the system reports errors of message-based calls.
-      int rc = plan_recv(buf, count, dt, l2l::any_peer, &p);
-      if (rc != MPI_SUCCESS) return raise_nocomm(rc);
-    }
-    return mrecv_any(p, buf, count, dt, message, status);
-  });
+  return entry(MPI_COMM_WORLD, [&]() -> int { return mrecv_call(buf, count, dt, message, status); });
 }
 
 LOOM_MPI_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype dt,
                                MPI_Message *message, MPI_Request *req) {
-  return entry(MPI_COMM_WORLD, [&]() -> int {
-    RecvPlan p;
-    if (real_message(message) && req) {
-      int rc = plan_recv(buf, count, dt, l2l::any_peer, &p);
-      if (rc != MPI_SUCCESS) return raise_nocomm(rc);
-    }
-    if (p.loom) {
-      int rc = irecv_loom(p, buf, count, dt, MPI_COMM_WORLD, false, req,
-                          [&](void *d, Wire w, MPI_Request *r) {
-                            return PMPI_Imrecv(d, w.count, w.type, message, r);
-                          });
-      if (rc != kFallback) return rc;
-    }
-    SysArgs a = sys_args(p.dst, buf, count, dt);
-    return PMPI_Imrecv(a.buf, a.count, a.dt, message, req);
-  });
+  return entry(MPI_COMM_WORLD, [&]() -> int { return imrecv_call(buf, count, dt, message, req); });
 }

@@ -8,8 +8,6 @@
 
 namespace loom_mpi {
 
-// The bytes a send of (count, dt) puts on the wire as data: the packed
-// size (s from classify), else the contiguous type's; 0 when unknown.
 size_t plain_bytes(const Side &s, int count, MPI_Datatype dt) {
   if (s.type) return s.bytes;
   MPI_Count n = 0;
@@ -17,9 +15,7 @@ size_t plain_bytes(const Side &s, int count, MPI_Datatype dt) {
   return (size_t)n * (size_t)count;
 }
 
-// A send about to leave as plain data: announced to a Loom peer when it is
-// an RDV's size (l2l::announce_plain).  Costs a flag test unless some Loom
-// peer has been seen.
+// Costs a flag test unless some Loom peer has been seen.
 void announce(const Side &s, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
   if (!l2l::any_peer() || dest < 0) return;
   l2l::announce_plain(comm, dest, tag, plain_bytes(s, count, dt));

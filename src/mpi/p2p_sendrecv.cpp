@@ -81,36 +81,77 @@ int sendrecv_replace_l2l(void *buf, int count, MPI_Datatype dt, int dest, int se
 
 }  // namespace
 
+namespace loom_mpi {
+
+int sendrecv_call(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
+  if (l2l::may_meet_rdv(comm, source) || l2l::may_send_to(comm, dest))
+    return sendrecv_l2l(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                        recvtype, source, recvtag, comm, status);
+  Side ss, rs;
+  int rc;
+  if (dest != MPI_PROC_NULL && (rc = classify(sendbuf, sendcount, sendtype, &ss, Use::send)))
+    return raise(comm, rc);
+  if (source != MPI_PROC_NULL && (rc = classify(recvbuf, recvcount, recvtype, &rs, Use::recv)))
+    return raise(comm, rc);
+  SysArgs ra = sys_args(rs, recvbuf, recvcount, recvtype);
+  if (!ss.type && !rs.type)
+    return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, ra.buf, ra.count,
+                         ra.dt, source, recvtag, comm, status);
+  Staged so{{}, sendbuf, sendcount, sendtype};
+  Staged ro{{}, ra.buf, ra.count, ra.dt};
+  if (!stage(ss, true, &so)) ss.type = nullptr;
+  if (!stage(rs, false, &ro)) rs.type = nullptr;
+  MPI_Status tmp;
+  MPI_Status *st = rs.type ? status_or(status, &tmp) : status;
+  rc = PMPI_Sendrecv(so.buf, so.count, so.dt, dest, sendtag,
+                     const_cast<void *>(ro.buf), ro.count, ro.dt, source,
+                     recvtag, comm, st);
+  int u = rs.type ? deliver(rs, ro.b.data, st, rc, false) : MPI_SUCCESS;
+  return rc == MPI_SUCCESS && u != MPI_SUCCESS ? raise(comm, u) : rc;
+}
+
+int sendrecv_replace_call(void *buf, int count, MPI_Datatype dt, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
+  // A send to a Loom peer too: one of an RDV's size must be announced.
+  if (l2l::may_meet_rdv(comm, source) || l2l::may_send_to(comm, dest))
+    return sendrecv_replace_l2l(buf, count, dt, dest, sendtag, source, recvtag, comm,
+                                status);
+  Side s;
+  if (dest != MPI_PROC_NULL || source != MPI_PROC_NULL) {
+    int rc = classify(buf, count, dt, &s, Use::recv);
+    if (rc != MPI_SUCCESS) return raise(comm, rc);
+  }
+  if (!s.type) {
+    SysArgs a = sys_args(s, buf, count, dt);
+    return PMPI_Sendrecv_replace(a.buf, a.count, a.dt, dest, sendtag, source, recvtag, comm,
+                                 status);
+  }
+  // Two staging buffers: the outgoing packed copy, the incoming one; the
+  // user buffer is written only after the exchange, by the unpack.
+  Staged so{{}, buf, count, dt}, ro{{}, buf, count, dt};
+  if (!stage(s, true, &so) || !stage(s, false, &ro))
+    return PMPI_Sendrecv_replace(buf, count, dt, dest, sendtag, source,
+                                 recvtag, comm, status);
+  MPI_Status tmp;
+  MPI_Status *st = status_or(status, &tmp);
+  int rc = PMPI_Sendrecv(so.buf, so.count, so.dt, dest, sendtag, const_cast<void *>(ro.buf),
+                         ro.count, ro.dt, source, recvtag, comm, st);
+  int u = source != MPI_PROC_NULL ? deliver(s, ro.b.data, st, rc, false) : MPI_SUCCESS;
+  return rc == MPI_SUCCESS && u != MPI_SUCCESS ? raise(comm, u) : rc;
+}
+
+}  // namespace loom_mpi
+
 LOOM_MPI_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount,
                                  MPI_Datatype sendtype, int dest, int sendtag,
                                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                  int source, int recvtag, MPI_Comm comm,
                                  MPI_Status *status) {
   return entry(comm, [&]() -> int {
-    if (l2l::may_meet_rdv(comm, source) || l2l::may_send_to(comm, dest))
-      return sendrecv_l2l(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
-                          recvtype, source, recvtag, comm, status);
-    Side ss, rs;
-    int rc;
-    if (dest != MPI_PROC_NULL && (rc = classify(sendbuf, sendcount, sendtype, &ss, Use::send)))
-      return raise(comm, rc);
-    if (source != MPI_PROC_NULL && (rc = classify(recvbuf, recvcount, recvtype, &rs, Use::recv)))
-      return raise(comm, rc);
-    SysArgs ra = sys_args(rs, recvbuf, recvcount, recvtype);
-    if (!ss.type && !rs.type)
-      return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, ra.buf, ra.count,
-                           ra.dt, source, recvtag, comm, status);
-    Staged so{{}, sendbuf, sendcount, sendtype};
-    Staged ro{{}, ra.buf, ra.count, ra.dt};
-    if (!stage(ss, true, &so)) ss.type = nullptr;
-    if (!stage(rs, false, &ro)) rs.type = nullptr;
-    MPI_Status tmp;
-    MPI_Status *st = rs.type ? status_or(status, &tmp) : status;
-    rc = PMPI_Sendrecv(so.buf, so.count, so.dt, dest, sendtag,
-                       const_cast<void *>(ro.buf), ro.count, ro.dt, source,
-                       recvtag, comm, st);
-    int u = rs.type ? deliver(rs, ro.b.data, st, rc, false) : MPI_SUCCESS;
-    return rc == MPI_SUCCESS && u != MPI_SUCCESS ? raise(comm, u) : rc;
+    return sendrecv_call(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                         recvtype, source, recvtag, comm, status);
   });
 }
 
@@ -119,30 +160,6 @@ LOOM_MPI_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt,
                                          int recvtag, MPI_Comm comm,
                                          MPI_Status *status) {
   return entry(comm, [&]() -> int {
-    if (l2l::may_meet_rdv(comm, source))
-      return sendrecv_replace_l2l(buf, count, dt, dest, sendtag, source, recvtag, comm,
-                                  status);
-    Side s;
-    if (dest != MPI_PROC_NULL || source != MPI_PROC_NULL) {
-      int rc = classify(buf, count, dt, &s, Use::recv);
-      if (rc != MPI_SUCCESS) return raise(comm, rc);
-    }
-    if (!s.type) {
-      SysArgs a = sys_args(s, buf, count, dt);
-      return PMPI_Sendrecv_replace(a.buf, a.count, a.dt, dest, sendtag, source, recvtag, comm,
-                                   status);
-    }
-    // Two staging buffers: the outgoing packed copy, the incoming one; the
-    // user buffer is written only after the exchange, by the unpack.
-    Staged so{{}, buf, count, dt}, ro{{}, buf, count, dt};
-    if (!stage(s, true, &so) || !stage(s, false, &ro))
-      return PMPI_Sendrecv_replace(buf, count, dt, dest, sendtag, source,
-                                   recvtag, comm, status);
-    MPI_Status tmp;
-    MPI_Status *st = status_or(status, &tmp);
-    int rc = PMPI_Sendrecv(so.buf, so.count, so.dt, dest, sendtag, const_cast<void *>(ro.buf),
-                           ro.count, ro.dt, source, recvtag, comm, st);
-    int u = source != MPI_PROC_NULL ? deliver(s, ro.b.data, st, rc, false) : MPI_SUCCESS;
-    return rc == MPI_SUCCESS && u != MPI_SUCCESS ? raise(comm, u) : rc;
+    return sendrecv_replace_call(buf, count, dt, dest, sendtag, source, recvtag, comm, status);
   });
 }

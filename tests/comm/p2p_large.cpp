@@ -1,5 +1,6 @@
 // A message past 2 GiB (2.5 GiB packed) both ways between two ranks:
-// blocking Send/Recv, then Isend/Irecv.  Every element must arrive and no
+// blocking Send/Recv, then Isend/Irecv, then (MPI-4) the stream as a count
+// of bytes past INT_MAX with MPI_Recv_c and MPI_Isend_c.  Every element must arrive and no
 // gap byte may be written.  Run with LOOM_L2L=0 (staged), the system must
 // see one message of one byte type of exactly the packed size (not the
 // program's type, which would mean the system's datatype path moved it);
@@ -174,6 +175,39 @@ int main(int argc, char **argv) {
     EXPECT_MSG(count == 1, "Get_count %d, want 1", count);
     expect_data(buf, salt1, "nonblocking");
   }
+
+#if MPI_VERSION >= 4
+  // Large counts (MPI-4): the packed stream as one count of bytes past
+  // INT_MAX.  Rank 0's typed send lands contiguous in rank 1's MPI_Recv_c
+  // (a Loom-to-Loom RDV must not be taken as its data); rank 1 sends it
+  // back with MPI_Isend_c into rank 0's typed receive.
+  const MPI_Count bytes = packed;
+  if (rank == 0) {
+    fill(buf, salt0);
+    EXPECT_MSG(MPI_Send(buf.data(), 1, vec, peer, 3, MPI_COMM_WORLD) == MPI_SUCCESS, "Send");
+    std::fill(buf.begin(), buf.end(), kCanary);
+    MPI_Status st;
+    EXPECT_MSG(MPI_Recv(buf.data(), 1, vec, peer, 4, MPI_COMM_WORLD, &st) == MPI_SUCCESS,
+               "Recv of Isend_c");
+    expect_data(buf, salt0, "Isend_c of bytes to a typed receive");
+  } else {
+    std::fill(buf.begin(), buf.end(), kCanary);
+    MPI_Status st;
+    EXPECT_MSG(MPI_Recv_c(buf.data(), bytes, MPI_BYTE, peer, 3, MPI_COMM_WORLD, &st) ==
+                   MPI_SUCCESS, "Recv_c");
+    MPI_Count got = -1;
+    MPI_Get_count_c(&st, MPI_BYTE, &got);
+    EXPECT_MSG(got == bytes, "Recv_c: Get_count_c %lld, want %lld", (long long)got,
+               (long long)bytes);
+    int64_t bad = 0;
+    for (int64_t j = 0; j < packed / 4; ++j)
+      bad += buf[(size_t)j] != value(j / kRun * kStride + j % kRun, salt0);
+    EXPECT_MSG(bad == 0, "Recv_c of a typed send: %lld wrong ints", (long long)bad);
+    EXPECT_MSG(MPI_Isend_c(buf.data(), bytes, MPI_BYTE, peer, 4, MPI_COMM_WORLD, &req) ==
+                   MPI_SUCCESS, "Isend_c");
+    EXPECT_MSG(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "Wait (Isend_c)");
+  }
+#endif
 
   MPI_Type_free(&vec);
   return loomtest::finish("p2p_large");
