@@ -2,6 +2,7 @@
 // MPI_Alltoall(v,w) and their nonblocking forms (see coll_call.hpp for the
 // steps every collective takes).
 #include "coll_call.hpp"
+#include "large_count.hpp"
 #include "l2l_segment.hpp"
 #include "progress.hpp"
 
@@ -289,3 +290,59 @@ LOOM_MPI_EXPORT int MPI_Ialltoallw(const void *sbuf, const int *scounts, const i
                     rcounts, rdispls, MPI_DATATYPE_NULL, rtypes, comm, req);
   });
 }
+
+#if LOOM_MPI_HAVE_LARGE_COUNT
+// The large-count forms with one count a side (large_count.hpp); the v and
+// w forms' count and displacement arrays go to the system as they are.
+LOOM_MPI_EXPORT int MPI_Allgather_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                                    void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
+                                    MPI_Comm comm) {
+  return entry(comm, [&]() -> int {
+    return with_int_count(comm, scount, stype, [&](int sn, MPI_Datatype st) {
+      return with_int_count(comm, rcount, rtype, [&](int rn, MPI_Datatype rt) {
+        return allgather(sbuf, sn, st, rbuf, rn, false, nullptr, nullptr, rt, comm, nullptr);
+      });
+    });
+  });
+}
+
+LOOM_MPI_EXPORT int MPI_Iallgather_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                                     void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
+                                     MPI_Comm comm, MPI_Request *req) {
+  return entry(comm, [&]() -> int {
+    if (!req) return PMPI_Iallgather_c(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+    return with_int_count(comm, scount, stype, [&](int sn, MPI_Datatype st) {
+      return with_int_count(comm, rcount, rtype, [&](int rn, MPI_Datatype rt) {
+        return allgather(sbuf, sn, st, rbuf, rn, false, nullptr, nullptr, rt, comm, req);
+      });
+    });
+  });
+}
+
+LOOM_MPI_EXPORT int MPI_Alltoall_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                                   void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
+                                   MPI_Comm comm) {
+  return entry(comm, [&]() -> int {
+    return with_int_count(comm, scount, stype, [&](int sn, MPI_Datatype st) {
+      return with_int_count(comm, rcount, rtype, [&](int rn, MPI_Datatype rt) {
+        return alltoall(Variant::uniform, sbuf, sn, nullptr, nullptr, st, nullptr, rbuf, rn,
+                        nullptr, nullptr, rt, nullptr, comm, nullptr);
+      });
+    });
+  });
+}
+
+LOOM_MPI_EXPORT int MPI_Ialltoall_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                                    void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
+                                    MPI_Comm comm, MPI_Request *req) {
+  return entry(comm, [&]() -> int {
+    if (!req) return PMPI_Ialltoall_c(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+    return with_int_count(comm, scount, stype, [&](int sn, MPI_Datatype st) {
+      return with_int_count(comm, rcount, rtype, [&](int rn, MPI_Datatype rt) {
+        return alltoall(Variant::uniform, sbuf, sn, nullptr, nullptr, st, nullptr, rbuf, rn,
+                        nullptr, nullptr, rt, nullptr, comm, req);
+      });
+    });
+  });
+}
+#endif

@@ -5,6 +5,7 @@
 // non-periodic cartesian edge) are neither packed nor unpacked: the
 // standard leaves those receive blocks untouched.
 #include "coll_call.hpp"
+#include "large_count.hpp"
 #include "coll_topo.hpp"
 #include "l2l_segment.hpp"
 #include "progress.hpp"
@@ -321,3 +322,67 @@ LOOM_MPI_EXPORT int MPI_Ineighbor_alltoallw(const void *sbuf, const int *scounts
                              rtypes, comm, req);
   });
 }
+
+#if LOOM_MPI_HAVE_LARGE_COUNT
+// The large-count forms with one count a side (large_count.hpp); the v and
+// w forms' count and displacement arrays go to the system as they are.
+LOOM_MPI_EXPORT int MPI_Neighbor_allgather_c(const void *sbuf, MPI_Count scount,
+                                             MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                                             MPI_Datatype rtype, MPI_Comm comm) {
+  return entry(comm, [&]() -> int {
+    return with_int_count(comm, scount, stype, [&](int sn, MPI_Datatype st) {
+      return with_int_count(comm, rcount, rtype, [&](int rn, MPI_Datatype rt) {
+        return neighbor_allgather(sbuf, sn, st, rbuf, rn, false, nullptr, nullptr, rt, comm,
+                                  nullptr);
+      });
+    });
+  });
+}
+
+LOOM_MPI_EXPORT int MPI_Ineighbor_allgather_c(const void *sbuf, MPI_Count scount,
+                                              MPI_Datatype stype, void *rbuf,
+                                              MPI_Count rcount, MPI_Datatype rtype,
+                                              MPI_Comm comm, MPI_Request *req) {
+  return entry(comm, [&]() -> int {
+    if (!req)
+      return PMPI_Ineighbor_allgather_c(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+    return with_int_count(comm, scount, stype, [&](int sn, MPI_Datatype st) {
+      return with_int_count(comm, rcount, rtype, [&](int rn, MPI_Datatype rt) {
+        return neighbor_allgather(sbuf, sn, st, rbuf, rn, false, nullptr, nullptr, rt, comm,
+                                  req);
+      });
+    });
+  });
+}
+
+LOOM_MPI_EXPORT int MPI_Neighbor_alltoall_c(const void *sbuf, MPI_Count scount,
+                                            MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                                            MPI_Datatype rtype, MPI_Comm comm) {
+  return entry(comm, [&]() -> int {
+    return with_int_count(comm, scount, stype, [&](int sn, MPI_Datatype st) {
+      return with_int_count(comm, rcount, rtype, [&](int rn, MPI_Datatype rt) {
+        return neighbor_alltoall(Variant::uniform, sbuf, sn, nullptr, nullptr, nullptr, st,
+                                 nullptr, rbuf, rn, nullptr, nullptr, nullptr, rt, nullptr,
+                                 comm, nullptr);
+      });
+    });
+  });
+}
+
+LOOM_MPI_EXPORT int MPI_Ineighbor_alltoall_c(const void *sbuf, MPI_Count scount,
+                                             MPI_Datatype stype, void *rbuf,
+                                             MPI_Count rcount, MPI_Datatype rtype,
+                                             MPI_Comm comm, MPI_Request *req) {
+  return entry(comm, [&]() -> int {
+    if (!req)
+      return PMPI_Ineighbor_alltoall_c(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+    return with_int_count(comm, scount, stype, [&](int sn, MPI_Datatype st) {
+      return with_int_count(comm, rcount, rtype, [&](int rn, MPI_Datatype rt) {
+        return neighbor_alltoall(Variant::uniform, sbuf, sn, nullptr, nullptr, nullptr, st,
+                                 nullptr, rbuf, rn, nullptr, nullptr, nullptr, rt, nullptr,
+                                 comm, req);
+      });
+    });
+  });
+}
+#endif

@@ -4,6 +4,7 @@
 // rank are looked at: at a non-root the root's buffer arguments may be
 // anything.
 #include "coll_call.hpp"
+#include "large_count.hpp"
 #include "l2l_segment.hpp"
 #include "progress.hpp"
 
@@ -345,3 +346,76 @@ LOOM_MPI_EXPORT int MPI_Iscatterv(const void *sbuf, const int *scounts, const in
                    root, comm, req);
   });
 }
+
+#if LOOM_MPI_HAVE_LARGE_COUNT
+// The large-count forms with one count a side (large_count.hpp); the v
+// forms' count and displacement arrays go to the system as they are.
+LOOM_MPI_EXPORT int MPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype type, int root,
+                                MPI_Comm comm) {
+  return entry(comm, [&]() -> int {
+    return with_int_count(comm, count, type, [&](int n, MPI_Datatype t) {
+      return bcast(buf, n, t, root, comm, nullptr);
+    });
+  });
+}
+
+LOOM_MPI_EXPORT int MPI_Ibcast_c(void *buf, MPI_Count count, MPI_Datatype type, int root,
+                                 MPI_Comm comm, MPI_Request *req) {
+  return entry(comm, [&]() -> int {
+    if (!req) return PMPI_Ibcast_c(buf, count, type, root, comm, req);
+    return with_int_count(comm, count, type, [&](int n, MPI_Datatype t) {
+      return bcast(buf, n, t, root, comm, req);
+    });
+  });
+}
+
+LOOM_MPI_EXPORT int MPI_Gather_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                                 void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
+                                 MPI_Comm comm) {
+  return entry(comm, [&]() -> int {
+    return with_int_count(comm, scount, stype, [&](int sn, MPI_Datatype st) {
+      return with_int_count(comm, rcount, rtype, [&](int rn, MPI_Datatype rt) {
+        return gather(sbuf, sn, st, rbuf, rn, false, nullptr, nullptr, rt, root, comm, nullptr);
+      });
+    });
+  });
+}
+
+LOOM_MPI_EXPORT int MPI_Igather_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                                  void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
+                                  MPI_Comm comm, MPI_Request *req) {
+  return entry(comm, [&]() -> int {
+    if (!req) return PMPI_Igather_c(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
+    return with_int_count(comm, scount, stype, [&](int sn, MPI_Datatype st) {
+      return with_int_count(comm, rcount, rtype, [&](int rn, MPI_Datatype rt) {
+        return gather(sbuf, sn, st, rbuf, rn, false, nullptr, nullptr, rt, root, comm, req);
+      });
+    });
+  });
+}
+
+LOOM_MPI_EXPORT int MPI_Scatter_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                                  void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
+                                  MPI_Comm comm) {
+  return entry(comm, [&]() -> int {
+    return with_int_count(comm, scount, stype, [&](int sn, MPI_Datatype st) {
+      return with_int_count(comm, rcount, rtype, [&](int rn, MPI_Datatype rt) {
+        return scatter(sbuf, sn, false, nullptr, nullptr, st, rbuf, rn, rt, root, comm, nullptr);
+      });
+    });
+  });
+}
+
+LOOM_MPI_EXPORT int MPI_Iscatter_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                                   void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
+                                   MPI_Comm comm, MPI_Request *req) {
+  return entry(comm, [&]() -> int {
+    if (!req) return PMPI_Iscatter_c(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
+    return with_int_count(comm, scount, stype, [&](int sn, MPI_Datatype st) {
+      return with_int_count(comm, rcount, rtype, [&](int rn, MPI_Datatype rt) {
+        return scatter(sbuf, sn, false, nullptr, nullptr, st, rbuf, rn, rt, root, comm, req);
+      });
+    });
+  });
+}
+#endif

@@ -18,7 +18,8 @@
 // and the optional ierror may be absent (null).  MPI_STATUS(ES)_IGNORE are
 // objects in libmpichfort, and MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY arrays in
 // its mpi_f08_link_constants module, found by name at first use.  Left to
-// MPICH: the _large (MPI-4 count) forms.
+// MPICH: the _large (MPI-4 count) forms; their point-to-point calls reach
+// the drop-in's C `_c` functions (p2p_large_count.cpp).
 #include "fortran.hpp"
 
 #if defined(MPICH)

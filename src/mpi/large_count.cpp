@@ -50,10 +50,7 @@ IntCount::IntCount(MPI_Count count, MPI_Datatype type) : type_(type) {
     count_ = count < INT_MIN ? -1 : (int)count;
     return;
   }
-  if (type == MPI_DATATYPE_NULL) {
-    error_ = MPI_ERR_TYPE;
-    return;
-  }
+  if (type == MPI_DATATYPE_NULL) return;
   error_ = make_repeat(count, type, &made_);
   if (error_ == MPI_SUCCESS) {
     count_ = 1;

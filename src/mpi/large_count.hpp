@@ -10,13 +10,15 @@
 // receive the RDV's bytes as data.
 #pragma once
 #include "compat.hpp"
+#include "errors.hpp"
 
 namespace loom_mpi {
 
 // (count, type) as an int-count call takes them.  Holds the made type, if
 // any, until destroyed: a nonblocking operation keeps what it needs (the
 // system its own reference, Loom its loom type), as it does when a program
-// frees a type right after posting.
+// frees a type right after posting.  A null type is passed on with count 0
+// (an argument the call ignores, or one the system then reports).
 class IntCount {
  public:
   IntCount(MPI_Count count, MPI_Datatype type);
@@ -36,5 +38,14 @@ class IntCount {
   MPI_Datatype type_ = MPI_DATATYPE_NULL;
   MPI_Datatype made_ = MPI_DATATYPE_NULL;
 };
+
+// Runs f(count, type) with (count, dt) as an int-count call takes them;
+// the conversion's own failure is raised on comm.
+template <class F>
+int with_int_count(MPI_Comm comm, MPI_Count count, MPI_Datatype dt, F &&f) {
+  IntCount c(count, dt);
+  if (c.error() != MPI_SUCCESS) return raise(comm, c.error());
+  return f(c.count(), c.type());
+}
 
 }  // namespace loom_mpi

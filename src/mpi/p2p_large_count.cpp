@@ -10,20 +10,11 @@ using namespace loom_mpi;
 
 namespace {
 
-// Runs f(count, type) with (count, dt) as an int-count call takes them;
-// the conversion's own failure is raised on comm.
-template <class F>
-int with_int(MPI_Comm comm, MPI_Count count, MPI_Datatype dt, F &&f) {
-  IntCount c(count, dt);
-  if (c.error() != MPI_SUCCESS) return raise(comm, c.error());
-  return f(c.count(), c.type());
-}
-
 // A send of any mode: sys and rdv as send_staged's.
 int send_c(SendFn sys, IsendFn rdv, const void *buf, MPI_Count count, MPI_Datatype dt,
            int dest, int tag, MPI_Comm comm) {
   return entry(comm, [&]() -> int {
-    return with_int(comm, count, dt, [&](int n, MPI_Datatype t) {
+    return with_int_count(comm, count, dt, [&](int n, MPI_Datatype t) {
       return send_staged(sys, rdv, buf, n, t, dest, tag, comm);
     });
   });
@@ -33,7 +24,7 @@ int send_c(SendFn sys, IsendFn rdv, const void *buf, MPI_Count count, MPI_Dataty
 int isend_c(IsendFn sys, bool persistent, const void *buf, MPI_Count count, MPI_Datatype dt,
             int dest, int tag, MPI_Comm comm, MPI_Request *req, IsendFn l2l_init) {
   return entry(comm, [&]() -> int {
-    return with_int(comm, count, dt, [&](int n, MPI_Datatype t) {
+    return with_int_count(comm, count, dt, [&](int n, MPI_Datatype t) {
       return isend_staged(sys, persistent, buf, n, t, dest, tag, comm, req, l2l_init);
     });
   });
@@ -104,7 +95,7 @@ LOOM_MPI_EXPORT int MPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datat
 LOOM_MPI_EXPORT int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int source,
                                int tag, MPI_Comm comm, MPI_Status *status) {
   return entry(comm, [&]() -> int {
-    return with_int(comm, count, dt, [&](int n, MPI_Datatype t) {
+    return with_int_count(comm, count, dt, [&](int n, MPI_Datatype t) {
       return recv_any(buf, n, t, source, tag, comm, status);
     });
   });
@@ -113,7 +104,7 @@ LOOM_MPI_EXPORT int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int 
 LOOM_MPI_EXPORT int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int source,
                                 int tag, MPI_Comm comm, MPI_Request *req) {
   return entry(comm, [&]() -> int {
-    return with_int(comm, count, dt, [&](int n, MPI_Datatype t) {
+    return with_int_count(comm, count, dt, [&](int n, MPI_Datatype t) {
       return irecv_any(PMPI_Irecv, false, buf, n, t, source, tag, comm, req);
     });
   });
@@ -122,7 +113,7 @@ LOOM_MPI_EXPORT int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int
 LOOM_MPI_EXPORT int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype dt, int source,
                                     int tag, MPI_Comm comm, MPI_Request *req) {
   return entry(comm, [&]() -> int {
-    return with_int(comm, count, dt, [&](int n, MPI_Datatype t) {
+    return with_int_count(comm, count, dt, [&](int n, MPI_Datatype t) {
       return irecv_any(PMPI_Recv_init, true, buf, n, t, source, tag, comm, req);
     });
   });
@@ -132,7 +123,7 @@ LOOM_MPI_EXPORT int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype dt,
 LOOM_MPI_EXPORT int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype dt,
                                 MPI_Message *message, MPI_Status *status) {
   return entry(MPI_COMM_WORLD, [&]() -> int {
-    return with_int(MPI_COMM_WORLD, count, dt, [&](int n, MPI_Datatype t) {
+    return with_int_count(MPI_COMM_WORLD, count, dt, [&](int n, MPI_Datatype t) {
       return mrecv_call(buf, n, t, message, status);
     });
   });
@@ -141,7 +132,7 @@ LOOM_MPI_EXPORT int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype dt,
 LOOM_MPI_EXPORT int MPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype dt,
                                  MPI_Message *message, MPI_Request *req) {
   return entry(MPI_COMM_WORLD, [&]() -> int {
-    return with_int(MPI_COMM_WORLD, count, dt, [&](int n, MPI_Datatype t) {
+    return with_int_count(MPI_COMM_WORLD, count, dt, [&](int n, MPI_Datatype t) {
       return imrecv_call(buf, n, t, message, req);
     });
   });
@@ -152,8 +143,8 @@ LOOM_MPI_EXPORT int MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount,
                                    MPI_Count recvcount, MPI_Datatype recvtype, int source,
                                    int recvtag, MPI_Comm comm, MPI_Status *status) {
   return entry(comm, [&]() -> int {
-    return with_int(comm, sendcount, sendtype, [&](int sn, MPI_Datatype st) {
-      return with_int(comm, recvcount, recvtype, [&](int rn, MPI_Datatype rt) {
+    return with_int_count(comm, sendcount, sendtype, [&](int sn, MPI_Datatype st) {
+      return with_int_count(comm, recvcount, recvtype, [&](int rn, MPI_Datatype rt) {
         return sendrecv_call(sendbuf, sn, st, dest, sendtag, recvbuf, rn, rt, source, recvtag,
                              comm, status);
       });
@@ -165,7 +156,7 @@ LOOM_MPI_EXPORT int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datat
                                            int dest, int sendtag, int source, int recvtag,
                                            MPI_Comm comm, MPI_Status *status) {
   return entry(comm, [&]() -> int {
-    return with_int(comm, count, dt, [&](int n, MPI_Datatype t) {
+    return with_int_count(comm, count, dt, [&](int n, MPI_Datatype t) {
       return sendrecv_replace_call(buf, n, t, dest, sendtag, source, recvtag, comm, status);
     });
   });
@@ -177,8 +168,8 @@ LOOM_MPI_EXPORT int MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount,
                                     int source, int recvtag, MPI_Comm comm,
                                     MPI_Request *req) {
   return entry(comm, [&]() -> int {
-    return with_int(comm, sendcount, sendtype, [&](int sn, MPI_Datatype st) {
-      return with_int(comm, recvcount, recvtype, [&](int rn, MPI_Datatype rt) {
+    return with_int_count(comm, sendcount, sendtype, [&](int sn, MPI_Datatype st) {
+      return with_int_count(comm, recvcount, recvtype, [&](int rn, MPI_Datatype rt) {
         return isendrecv_call(sendbuf, sn, st, dest, sendtag, recvbuf, rn, rt, source,
                               recvtag, comm, req);
       });
@@ -190,7 +181,7 @@ LOOM_MPI_EXPORT int MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Data
                                             int dest, int sendtag, int source, int recvtag,
                                             MPI_Comm comm, MPI_Request *req) {
   return entry(comm, [&]() -> int {
-    return with_int(comm, count, dt, [&](int n, MPI_Datatype t) {
+    return with_int_count(comm, count, dt, [&](int n, MPI_Datatype t) {
       return isendrecv_replace_call(buf, n, t, dest, sendtag, source, recvtag, comm, req);
     });
   });

@@ -1,8 +1,9 @@
-// MPI-4 point-to-point calls through the drop-in (MPICH 4 only: Open MPI
-// 4.1 has none of them): every large-count "_c" send, receive and
-// persistent form at ordinary counts, MPI_Mrecv_c/MPI_Imrecv_c after a
-// matched probe, MPI_Sendrecv(_replace)_c, MPI_Isendrecv(_c) and
-// MPI_Isendrecv_replace(_c).  Each is run between a Loom type (a vector of
+// MPI-4 calls through the drop-in (MPICH 4 only: Open MPI 4.1 has none of
+// them): every large-count "_c" send, receive and persistent form at
+// ordinary counts, MPI_Mrecv_c/MPI_Imrecv_c after a matched probe,
+// MPI_Sendrecv(_replace)_c, MPI_Isendrecv(_c) and
+// MPI_Isendrecv_replace(_c); then the collectives' "_c" forms with one
+// count a side, compared with the system's own (PMPI_) call.  Each is run between a Loom type (a vector of
 // ints at stride 2) and its contiguous twin, both ways, at 5 ints, at 259
 // ints (1036 bytes: a Loom-to-Loom RDV's size, which must be announced or
 // be an RDV, protocol.md Invariant R) and at 40000 ints (Loom-to-Loom where
@@ -259,6 +260,83 @@ void exchanges(int n, const Arg (&a)[2]) {
     }
 }
 
+
+// A collective through Loom and through the system (PMPI_), each into
+// receive buffers of canaries; the results must be identical.
+void same_as_system(const char *what, int n,
+                    const std::function<void(bool loom, const int *s, int *r)> &call) {
+  const size_t len = (size_t)(8 * n + 64);
+  std::vector<int> s(len), a(len, -77), b(len, -77);
+  for (size_t i = 0; i < len; ++i) s[i] = g_rank * 10000000 + (int)i;
+  call(true, s.data(), a.data());
+  call(false, s.data(), b.data());
+  EXPECT_MSG(a == b, "%s n=%d: Loom's result differs from the system's", what, n);
+}
+
+void collectives(int n, const Arg (&a)[2]) {
+  const MPI_Comm w = MPI_COMM_WORLD;
+  MPI_Comm ring;  // a periodic 1-D cartesian ring: neighbours on both sides
+  int dims = 2, periods = 1;
+  MPI_Cart_create(w, 1, &dims, &periods, 0, &ring);
+  auto wait_if = [](MPI_Request *r) {
+    if (*r != MPI_REQUEST_NULL) MPI_Wait(r, MPI_STATUS_IGNORE);
+  };
+  for (int nb = 0; nb < 2; ++nb)
+    for (const Arg &st : a)
+      for (const Arg &rt : a) {
+        MPI_Datatype S = st.type, R = rt.type;
+        std::string tag = std::string(nb ? " (nonblocking)" : "") + (st.strided ? " vec->" : " contig->") +
+                          (rt.strided ? "vec" : "contig");
+        MPI_Request q = MPI_REQUEST_NULL, *rq = nb ? &q : nullptr;
+        same_as_system(("Bcast_c" + tag).c_str(), n, [&](bool loom, const int *s, int *r) {
+          std::copy(s, s + 4 * n, r);
+          MPI_Datatype t = g_rank == 0 ? S : R;
+          if (loom) rq ? MPI_Ibcast_c(r, 1, t, 0, w, rq) : MPI_Bcast_c(r, 1, t, 0, w);
+          else rq ? PMPI_Ibcast_c(r, 1, t, 0, w, rq) : PMPI_Bcast_c(r, 1, t, 0, w);
+          wait_if(&q);
+        });
+        same_as_system(("Gather_c" + tag).c_str(), n, [&](bool loom, const int *s, int *r) {
+          if (loom) rq ? MPI_Igather_c(s, 1, S, r, 1, R, 1, w, rq) : MPI_Gather_c(s, 1, S, r, 1, R, 1, w);
+          else rq ? PMPI_Igather_c(s, 1, S, r, 1, R, 1, w, rq) : PMPI_Gather_c(s, 1, S, r, 1, R, 1, w);
+          wait_if(&q);
+        });
+        same_as_system(("Scatter_c" + tag).c_str(), n, [&](bool loom, const int *s, int *r) {
+          if (loom) rq ? MPI_Iscatter_c(s, 1, S, r, 1, R, 0, w, rq) : MPI_Scatter_c(s, 1, S, r, 1, R, 0, w);
+          else rq ? PMPI_Iscatter_c(s, 1, S, r, 1, R, 0, w, rq) : PMPI_Scatter_c(s, 1, S, r, 1, R, 0, w);
+          wait_if(&q);
+        });
+        same_as_system(("Allgather_c" + tag).c_str(), n, [&](bool loom, const int *s, int *r) {
+          if (loom) rq ? MPI_Iallgather_c(s, 1, S, r, 1, R, w, rq) : MPI_Allgather_c(s, 1, S, r, 1, R, w);
+          else rq ? PMPI_Iallgather_c(s, 1, S, r, 1, R, w, rq) : PMPI_Allgather_c(s, 1, S, r, 1, R, w);
+          wait_if(&q);
+        });
+        same_as_system(("Alltoall_c" + tag).c_str(), n, [&](bool loom, const int *s, int *r) {
+          if (loom) rq ? MPI_Ialltoall_c(s, 1, S, r, 1, R, w, rq) : MPI_Alltoall_c(s, 1, S, r, 1, R, w);
+          else rq ? PMPI_Ialltoall_c(s, 1, S, r, 1, R, w, rq) : PMPI_Alltoall_c(s, 1, S, r, 1, R, w);
+          wait_if(&q);
+        });
+        same_as_system(("Neighbor_allgather_c" + tag).c_str(), n, [&](bool loom, const int *s, int *r) {
+          if (loom)
+            rq ? MPI_Ineighbor_allgather_c(s, 1, S, r, 1, R, ring, rq)
+               : MPI_Neighbor_allgather_c(s, 1, S, r, 1, R, ring);
+          else
+            rq ? PMPI_Ineighbor_allgather_c(s, 1, S, r, 1, R, ring, rq)
+               : PMPI_Neighbor_allgather_c(s, 1, S, r, 1, R, ring);
+          wait_if(&q);
+        });
+        same_as_system(("Neighbor_alltoall_c" + tag).c_str(), n, [&](bool loom, const int *s, int *r) {
+          if (loom)
+            rq ? MPI_Ineighbor_alltoall_c(s, 1, S, r, 1, R, ring, rq)
+               : MPI_Neighbor_alltoall_c(s, 1, S, r, 1, R, ring);
+          else
+            rq ? PMPI_Ineighbor_alltoall_c(s, 1, S, r, 1, R, ring, rq)
+               : PMPI_Neighbor_alltoall_c(s, 1, S, r, 1, R, ring);
+          wait_if(&q);
+        });
+      }
+  MPI_Comm_free(&ring);
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -279,10 +357,11 @@ int main(int argc, char **argv) {
     for (Arg &x : a) MPI_Type_commit(&x.type);
     sends_and_receives(n, a);
     exchanges(n, a);
+    collectives(n, a);
     for (Arg &x : a) MPI_Type_free(&x.type);
   }
   void *b;
   int bs;
   MPI_Buffer_detach(&b, &bs);
-  return finish("comm_mpi4_p2p");
+  return finish("comm_mpi4_calls");
 }
