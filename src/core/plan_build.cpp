@@ -81,7 +81,7 @@ const NodeP &type_plan(const loom_type_s *t) {
 }  // namespace loom
 
 namespace loom {
-PlanRef plan_for(const loom_type_s *t, int64_t count) {
+PlanRef fold_plan(const loom_type_s *t, int64_t count) {
   const NodeP &p = type_plan(t);
   if (count == 1 || !p) return {p.get(), nullptr};
   if (count <= 0) return {};

@@ -78,8 +78,15 @@ struct PlanRef {
   const Node *node = nullptr;
   NodeP hold;
 };
-/// The plan of `count` consecutive instances (one extent apart).
-PlanRef plan_for(const loom_type_s *t, int64_t count);
+/// The plan of `count` consecutive instances (one extent apart): the type's
+/// own plan built on first use, folded under a vector for count > 1.
+PlanRef fold_plan(const loom_type_s *t, int64_t count);
+/// The same; one instance of a type whose plan is built (every message of
+/// count 1 after the first) costs a load, inline.
+inline PlanRef plan_for(const loom_type_s *t, int64_t count) {
+  if (count == 1 && t->plan_ready.load(std::memory_order_acquire)) return {t->plan.get(), {}};
+  return fold_plan(t, count);
+}
 
 /// Owns a type under construction: deleting it drops the references its
 /// kids hold, so a constructor that fails half-way leaks nothing.

@@ -292,8 +292,7 @@ LOOM_MPI_EXPORT int MPI_Ialltoallw(const void *sbuf, const int *scounts, const i
 }
 
 #if LOOM_MPI_HAVE_LARGE_COUNT
-// The large-count forms with one count a side (large_count.hpp); the v and
-// w forms' count and displacement arrays go to the system as they are.
+// The large-count forms with one count a side (large_count.hpp).
 LOOM_MPI_EXPORT int MPI_Allgather_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
                                     void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
                                     MPI_Comm comm) {
@@ -343,6 +342,58 @@ LOOM_MPI_EXPORT int MPI_Ialltoall_c(const void *sbuf, MPI_Count scount, MPI_Data
                         nullptr, nullptr, rt, nullptr, comm, req);
       });
     });
+  });
+}
+
+// The v and w forms, blocking: their arrays as ints where every entry fits,
+// else the system's own _c call.  The nonblocking ones stay the system's: a
+// converted copy would have to outlive the call.
+LOOM_MPI_EXPORT int MPI_Allgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                                     void *rbuf, const MPI_Count *rcounts,
+                                     const MPI_Aint *displs, MPI_Datatype rtype,
+                                     MPI_Comm comm) {
+  return entry(comm, [&]() -> int {
+    const int n = group_blocks(comm);
+    IntArray rc, ds;
+    if (n > 0 && (sbuf == MPI_IN_PLACE || scount <= INT_MAX) && rc.from(rcounts, n) &&
+        ds.from(displs, n))
+      return allgather(sbuf, sbuf == MPI_IN_PLACE ? 0 : (int)scount, stype, rbuf, 0, true,
+                       rc.data(), ds.data(), rtype, comm, nullptr);
+    return PMPI_Allgatherv_c(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
+  });
+}
+
+LOOM_MPI_EXPORT int MPI_Alltoallv_c(const void *sbuf, const MPI_Count *scounts,
+                                    const MPI_Aint *sdispls, MPI_Datatype stype, void *rbuf,
+                                    const MPI_Count *rcounts, const MPI_Aint *rdispls,
+                                    MPI_Datatype rtype, MPI_Comm comm) {
+  return entry(comm, [&]() -> int {
+    const int n = group_blocks(comm);
+    const bool in_place = sbuf == MPI_IN_PLACE;
+    IntArray sc, sd, rc, rd;
+    if (n > 0 && (in_place || (sc.from(scounts, n) && sd.from(sdispls, n))) &&
+        rc.from(rcounts, n) && rd.from(rdispls, n))
+      return alltoall(Variant::v, sbuf, 0, sc.data(), sd.data(), stype, nullptr, rbuf, 0,
+                      rc.data(), rd.data(), rtype, nullptr, comm, nullptr);
+    return PMPI_Alltoallv_c(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+  });
+}
+
+LOOM_MPI_EXPORT int MPI_Alltoallw_c(const void *sbuf, const MPI_Count *scounts,
+                                    const MPI_Aint *sdispls, const MPI_Datatype *stypes,
+                                    void *rbuf, const MPI_Count *rcounts,
+                                    const MPI_Aint *rdispls, const MPI_Datatype *rtypes,
+                                    MPI_Comm comm) {
+  return entry(comm, [&]() -> int {
+    const int n = group_blocks(comm);
+    const bool in_place = sbuf == MPI_IN_PLACE;
+    IntArray sc, sd, rc, rd;
+    if (n > 0 && (in_place || (sc.from(scounts, n) && sd.from(sdispls, n))) &&
+        rc.from(rcounts, n) && rd.from(rdispls, n))
+      return alltoall(Variant::w, sbuf, 0, sc.data(), sd.data(), MPI_DATATYPE_NULL, stypes,
+                      rbuf, 0, rc.data(), rd.data(), MPI_DATATYPE_NULL, rtypes, comm, nullptr);
+    return PMPI_Alltoallw_c(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
+                            comm);
   });
 }
 #endif

@@ -324,8 +324,7 @@ LOOM_MPI_EXPORT int MPI_Ineighbor_alltoallw(const void *sbuf, const int *scounts
 }
 
 #if LOOM_MPI_HAVE_LARGE_COUNT
-// The large-count forms with one count a side (large_count.hpp); the v and
-// w forms' count and displacement arrays go to the system as they are.
+// The large-count forms with one count a side (large_count.hpp).
 LOOM_MPI_EXPORT int MPI_Neighbor_allgather_c(const void *sbuf, MPI_Count scount,
                                              MPI_Datatype stype, void *rbuf, MPI_Count rcount,
                                              MPI_Datatype rtype, MPI_Comm comm) {
@@ -383,6 +382,58 @@ LOOM_MPI_EXPORT int MPI_Ineighbor_alltoall_c(const void *sbuf, MPI_Count scount,
                                  comm, req);
       });
     });
+  });
+}
+
+// The v and w forms, blocking: their arrays as ints where every entry fits,
+// else the system's own _c call.  The nonblocking ones stay the system's: a
+// converted copy would have to outlive the call.
+LOOM_MPI_EXPORT int MPI_Neighbor_allgatherv_c(const void *sbuf, MPI_Count scount,
+                                              MPI_Datatype stype, void *rbuf,
+                                              const MPI_Count *rcounts, const MPI_Aint *displs,
+                                              MPI_Datatype rtype, MPI_Comm comm) {
+  return entry(comm, [&]() -> int {
+    const coll::Topology *t = coll::topology(comm);
+    IntArray rc, ds;
+    if (t && scount <= INT_MAX && rc.from(rcounts, t->indeg) && ds.from(displs, t->indeg))
+      return neighbor_allgather(sbuf, (int)scount, stype, rbuf, 0, true, rc.data(), ds.data(),
+                                rtype, comm, nullptr);
+    return PMPI_Neighbor_allgatherv_c(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
+  });
+}
+
+LOOM_MPI_EXPORT int MPI_Neighbor_alltoallv_c(const void *sbuf, const MPI_Count *scounts,
+                                             const MPI_Aint *sdispls, MPI_Datatype stype,
+                                             void *rbuf, const MPI_Count *rcounts,
+                                             const MPI_Aint *rdispls, MPI_Datatype rtype,
+                                             MPI_Comm comm) {
+  return entry(comm, [&]() -> int {
+    const coll::Topology *t = coll::topology(comm);
+    IntArray sc, sd, rc, rd;
+    if (t && sc.from(scounts, t->outdeg) && sd.from(sdispls, t->outdeg) &&
+        rc.from(rcounts, t->indeg) && rd.from(rdispls, t->indeg))
+      return neighbor_alltoall(Variant::v, sbuf, 0, sc.data(), sd.data(), nullptr, stype,
+                               nullptr, rbuf, 0, rc.data(), rd.data(), nullptr, rtype, nullptr,
+                               comm, nullptr);
+    return PMPI_Neighbor_alltoallv_c(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
+                                     rtype, comm);
+  });
+}
+
+LOOM_MPI_EXPORT int MPI_Neighbor_alltoallw_c(const void *sbuf, const MPI_Count *scounts,
+                                             const MPI_Aint *sdispls,
+                                             const MPI_Datatype *stypes, void *rbuf,
+                                             const MPI_Count *rcounts, const MPI_Aint *rdispls,
+                                             const MPI_Datatype *rtypes, MPI_Comm comm) {
+  return entry(comm, [&]() -> int {
+    const coll::Topology *t = coll::topology(comm);
+    IntArray sc, rc;
+    if (t && sc.from(scounts, t->outdeg) && rc.from(rcounts, t->indeg))
+      return neighbor_alltoall(Variant::w, sbuf, 0, sc.data(), nullptr, sdispls,
+                               MPI_DATATYPE_NULL, stypes, rbuf, 0, rc.data(), nullptr, rdispls,
+                               MPI_DATATYPE_NULL, rtypes, comm, nullptr);
+    return PMPI_Neighbor_alltoallw_c(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
+                                     rtypes, comm);
   });
 }
 #endif

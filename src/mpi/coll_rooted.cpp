@@ -348,8 +348,7 @@ LOOM_MPI_EXPORT int MPI_Iscatterv(const void *sbuf, const int *scounts, const in
 }
 
 #if LOOM_MPI_HAVE_LARGE_COUNT
-// The large-count forms with one count a side (large_count.hpp); the v
-// forms' count and displacement arrays go to the system as they are.
+// The large-count forms with one count a side (large_count.hpp).
 LOOM_MPI_EXPORT int MPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype type, int root,
                                 MPI_Comm comm) {
   return entry(comm, [&]() -> int {
@@ -416,6 +415,42 @@ LOOM_MPI_EXPORT int MPI_Iscatter_c(const void *sbuf, MPI_Count scount, MPI_Datat
         return scatter(sbuf, sn, false, nullptr, nullptr, st, rbuf, rn, rt, root, comm, req);
       });
     });
+  });
+}
+
+// The v forms, blocking: their arrays as ints where every entry fits (only
+// the root's are read), else the system's own _c call.  The nonblocking v
+// forms stay the system's: a converted copy would have to outlive the call.
+LOOM_MPI_EXPORT int MPI_Gatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                                  void *rbuf, const MPI_Count *rcounts, const MPI_Aint *displs,
+                                  MPI_Datatype rtype, int root, MPI_Comm comm) {
+  return entry(comm, [&]() -> int {
+    const int n = group_blocks(comm);
+    int me = -1;
+    if (n > 0) PMPI_Comm_rank(comm, &me);
+    IntArray rc, ds;
+    if (n > 0 && scount <= INT_MAX &&
+        (me != root || (rc.from(rcounts, n) && ds.from(displs, n))))
+      return gather(sbuf, (int)scount, stype, rbuf, 0, true, rc.data(), ds.data(), rtype, root,
+                    comm, nullptr);
+    return PMPI_Gatherv_c(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
+  });
+}
+
+LOOM_MPI_EXPORT int MPI_Scatterv_c(const void *sbuf, const MPI_Count *scounts,
+                                   const MPI_Aint *displs, MPI_Datatype stype, void *rbuf,
+                                   MPI_Count rcount, MPI_Datatype rtype, int root,
+                                   MPI_Comm comm) {
+  return entry(comm, [&]() -> int {
+    const int n = group_blocks(comm);
+    int me = -1;
+    if (n > 0) PMPI_Comm_rank(comm, &me);
+    IntArray sc, ds;
+    if (n > 0 && rcount <= INT_MAX &&
+        (me != root || (sc.from(scounts, n) && ds.from(displs, n))))
+      return scatter(sbuf, 0, true, sc.data(), ds.data(), stype, rbuf, (int)rcount, rtype, root,
+                     comm, nullptr);
+    return PMPI_Scatterv_c(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
   });
 }
 #endif

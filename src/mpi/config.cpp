@@ -20,10 +20,7 @@ const loom::settings::Snapshot &config() {
   return *snapshot;
 }
 
-int pack_threads(size_t bytes) {
-  // loom.h: the automatic choice gives one thread per MiB, so below 2 MiB
-  // one (the common case, decided without a call).
-  if (bytes < (size_t(2) << 20)) return 1;
+int pack_threads_large(size_t bytes) {
   static const int64_t setting = config().bytes(Id::threads);
   if (setting == 1) return 1;
   const int automatic = loom_parallel_threads(bytes);

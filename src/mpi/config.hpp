@@ -14,6 +14,11 @@ const loom::settings::Snapshot &config();
 
 // Threads for packing or unpacking a message of `bytes` packed bytes
 // (LOOM_THREADS; loom_parallel_threads() keeps small messages on one).
-int pack_threads(size_t bytes);
+// The automatic choice gives one thread per MiB, so below 2 MiB one (the
+// common case, decided inline).
+int pack_threads_large(size_t bytes);
+inline int pack_threads(size_t bytes) {
+  return bytes < (size_t(2) << 20) ? 1 : pack_threads_large(bytes);
+}
 
 }  // namespace loom_mpi

@@ -62,5 +62,13 @@ IntCount::~IntCount() {
   if (made_ != MPI_DATATYPE_NULL) free_type(&made_);
 }
 
+int group_blocks(MPI_Comm comm) {
+  int inter = 1, n = 0;
+  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
+      PMPI_Comm_size(comm, &n) != MPI_SUCCESS)
+    return 0;
+  return n;
+}
+
 }  // namespace loom_mpi
 #endif

@@ -9,6 +9,10 @@
 // size is still announced.  Bypassing Loom instead would hand such a
 // receive the RDV's bytes as data.
 #pragma once
+#include <climits>
+#include <cstddef>
+#include <vector>
+
 #include "compat.hpp"
 #include "errors.hpp"
 
@@ -47,5 +51,31 @@ int with_int_count(MPI_Comm comm, MPI_Count count, MPI_Datatype dt, F &&f) {
   if (c.error() != MPI_SUCCESS) return raise(comm, c.error());
   return f(c.count(), c.type());
 }
+
+// Counts or displacements of a v or w collective's large-count form as the
+// int form's array: from() is false when one does not fit (the system's own
+// _c call then moves the collective).  A null array stays null; a zero-length
+// one still has an address (the systems check it).
+class IntArray {
+ public:
+  template <class T>
+  bool from(const T *a, int n) {
+    if (!a) return true;
+    v_.assign(n > 0 ? (std::size_t)n : 1, 0);
+    for (int i = 0; i < n; ++i) {
+      if (a[i] < INT_MIN || a[i] > INT_MAX) return false;
+      v_[(std::size_t)i] = (int)a[i];
+    }
+    return true;
+  }
+  const int *data() const { return v_.empty() ? nullptr : v_.data(); }
+
+ private:
+  std::vector<int> v_;
+};
+
+// The number of blocks of a v or w collective on comm: its size; 0 for an
+// intercommunicator (Loom leaves those collectives to the system).
+int group_blocks(MPI_Comm comm);
 
 }  // namespace loom_mpi

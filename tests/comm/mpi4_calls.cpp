@@ -2,8 +2,9 @@
 // them): every large-count "_c" send, receive and persistent form at
 // ordinary counts, MPI_Mrecv_c/MPI_Imrecv_c after a matched probe,
 // MPI_Sendrecv(_replace)_c, MPI_Isendrecv(_c) and
-// MPI_Isendrecv_replace(_c); then the collectives' "_c" forms with one
-// count a side, compared with the system's own (PMPI_) call.  Each is run between a Loom type (a vector of
+// MPI_Isendrecv_replace(_c); then the collectives' "_c" forms (those with
+// one count a side, blocking and nonblocking; the v and w forms, blocking),
+// compared with the system's own (PMPI_) call.  Each is run between a Loom type (a vector of
 // ints at stride 2) and its contiguous twin, both ways, at 5 ints, at 259
 // ints (1036 bytes: a Loom-to-Loom RDV's size, which must be announced or
 // be an RDV, protocol.md Invariant R) and at 40000 ints (Loom-to-Loom where
@@ -334,6 +335,49 @@ void collectives(int n, const Arg (&a)[2]) {
           wait_if(&q);
         });
       }
+  // The v and w forms (blocking): one instance per block, blocks one
+  // extent apart (v) or 2n ints apart in bytes (w), on 2 ranks and on the
+  // ring's 2 neighbours a side.
+  const MPI_Count one[2] = {1, 1};
+  const MPI_Aint at[2] = {0, 1};
+  const MPI_Aint bytes[2] = {0, (MPI_Aint)(8 * n)};
+  for (const Arg &st : a)
+    for (const Arg &rt : a) {
+      MPI_Datatype S = st.type, R = rt.type;
+      const MPI_Datatype Ss[2] = {S, S}, Rs[2] = {R, R};
+      std::string tag = std::string(st.strided ? " vec->" : " contig->") +
+                        (rt.strided ? "vec" : "contig");
+      same_as_system(("Gatherv_c" + tag).c_str(), n, [&](bool loom, const int *s, int *r) {
+        (loom ? MPI_Gatherv_c : PMPI_Gatherv_c)(s, 1, S, r, one, at, R, 0, w);
+      });
+      same_as_system(("Scatterv_c" + tag).c_str(), n, [&](bool loom, const int *s, int *r) {
+        (loom ? MPI_Scatterv_c : PMPI_Scatterv_c)(s, one, at, S, r, 1, R, 1, w);
+      });
+      same_as_system(("Allgatherv_c" + tag).c_str(), n, [&](bool loom, const int *s, int *r) {
+        (loom ? MPI_Allgatherv_c : PMPI_Allgatherv_c)(s, 1, S, r, one, at, R, w);
+      });
+      same_as_system(("Alltoallv_c" + tag).c_str(), n, [&](bool loom, const int *s, int *r) {
+        (loom ? MPI_Alltoallv_c : PMPI_Alltoallv_c)(s, one, at, S, r, one, at, R, w);
+      });
+      same_as_system(("Alltoallw_c" + tag).c_str(), n, [&](bool loom, const int *s, int *r) {
+        (loom ? MPI_Alltoallw_c : PMPI_Alltoallw_c)(s, one, bytes, Ss, r, one, bytes, Rs, w);
+      });
+      same_as_system(("Neighbor_allgatherv_c" + tag).c_str(), n,
+                     [&](bool loom, const int *s, int *r) {
+                       (loom ? MPI_Neighbor_allgatherv_c : PMPI_Neighbor_allgatherv_c)(
+                           s, 1, S, r, one, at, R, ring);
+                     });
+      same_as_system(("Neighbor_alltoallv_c" + tag).c_str(), n,
+                     [&](bool loom, const int *s, int *r) {
+                       (loom ? MPI_Neighbor_alltoallv_c : PMPI_Neighbor_alltoallv_c)(
+                           s, one, at, S, r, one, at, R, ring);
+                     });
+      same_as_system(("Neighbor_alltoallw_c" + tag).c_str(), n,
+                     [&](bool loom, const int *s, int *r) {
+                       (loom ? MPI_Neighbor_alltoallw_c : PMPI_Neighbor_alltoallw_c)(
+                           s, one, bytes, Ss, r, one, bytes, Rs, ring);
+                     });
+    }
   MPI_Comm_free(&ring);
 }
 
