@@ -1,8 +1,8 @@
 // Selection: interpolation in the profile, the fixed rules, LOOM_SCHEME.
 #include "select.hpp"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace loom {
@@ -230,16 +230,25 @@ size_t coll_crossover(std::vector<CollPoint> points) {
                               [](const CollPoint &p) { return !(p.l2l > 0) || !(p.staged > 0); }),
                points.end());
   if (points.empty()) return 0;
-  // Above the largest block at which Loom-to-Loom lost (any case of that
-  // size: equal blocks of other layouts do not outvote it).
-  size_t lost = 0;
-  bool any_loss = false;
-  for (const CollPoint &p : points)
-    if (p.l2l > p.staged && (!any_loss || p.block > lost)) lost = p.block, any_loss = true;
-  size_t from = kCollNever;
-  for (const CollPoint &p : points)
-    if ((!any_loss || p.block > lost) && p.block < from) from = p.block;
-  return from;
+  // Every block measured is a candidate, and never.  A candidate's cost:
+  // the sum over the cases of log(its time / the case's faster time), the
+  // log of the geometric mean of what it loses; ties go to the larger
+  // crossover (staging, where Loom-to-Loom gains nothing).
+  std::vector<size_t> candidates;
+  for (const CollPoint &p : points) candidates.push_back(p.block);
+  std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  candidates.push_back(kCollNever);
+  size_t best = kCollNever;
+  double best_cost = 0;
+  bool first = true;
+  for (size_t c : candidates) {
+    double cost = 0;
+    for (const CollPoint &p : points)
+      cost += std::log((p.block >= c ? p.l2l : p.staged) / std::min(p.l2l, p.staged));
+    if (first || cost <= best_cost + 1e-9) best = c, best_cost = cost, first = false;
+  }
+  return best;
 }
 
 }  // namespace xfer

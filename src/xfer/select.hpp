@@ -113,15 +113,17 @@ struct CollPoint {
   double l2l = 0, staged = 0;
 };
 
-/// The crossover written as a profile's coll_min when Loom-to-Loom won at
-/// no block measured: never (LOOM_L2L_COLL_MIN's largest value, 1 TiB).
+/// The crossover written as a profile's coll_min when staging everywhere
+/// costs least: never (LOOM_L2L_COLL_MIN's largest value, 1 TiB).
 inline constexpr size_t kCollNever = size_t(1) << 40;
 
-/// The smallest block of @p points above every block at which
-/// Loom-to-Loom was slower than staging (any order, several layouts per
-/// block size; points with a time that is not a positive number are left
-/// out): from there on it won everywhere measured.  kCollNever when it lost
-/// at the largest block, 0 when nothing was measured.
+/// The crossover (a block measured, or kCollNever) that costs @p points
+/// least: Loom-to-Loom for blocks from it, staging below, with the
+/// geometric mean over the cases of time over the faster of the two
+/// smallest (any order, several layouts per block size; ties to the larger
+/// crossover; points with a time that is not a positive number are left
+/// out).  One layout's loss at a block does not outvote the others' wins
+/// there.  0 when nothing was measured.
 size_t coll_crossover(std::vector<CollPoint> points);
 
 /// Whether profile @p p predicts a contiguous message of @p bytes read in

@@ -254,19 +254,38 @@ TEST(Select, SchemeNamesParseBack) {
   EXPECT_EQ(format_bytes(1.5 * 1048576), "1.5 MiB");
 }
 
-TEST(CollCrossover, SmallestBlockFromWhichLoomToLoomKeepsWinning) {
-  // A loss at 64 KiB after a (noisy) win at 32 KiB: the crossover is above it.
+TEST(CollCrossover, TheThresholdThatLosesLeastOverTheCases) {
+  // A loss at 64 KiB after a (noisy) win at 32 KiB: the crossover is above
+  // it; 128 KiB is a tie, which goes to staging.
   std::vector<CollPoint> p = {{1 << 20, 1.0, 2.0},  {1 << 15, 1.0, 1.1}, {1 << 16, 1.2, 1.0},
                               {1 << 18, 0.9, 1.0},  {1 << 17, 1.0, 1.0}};
-  EXPECT_EQ(coll_crossover(p), size_t(1) << 17);
-  // A loss at a block size outweighs wins of other layouts of that size.
+  EXPECT_EQ(coll_crossover(p), size_t(1) << 18);
+  // Two layouts' wins at a block size outweigh a third's loss there.
   EXPECT_EQ(coll_crossover({{1 << 16, 1.0, 2.0}, {1 << 16, 2.0, 1.0}, {1 << 16, 1.0, 2.0},
                             {1 << 17, 1.0, 2.0}}),
-            size_t(1) << 17);
-  // Winning everywhere: the smallest block measured.
+            size_t(1) << 16);
+  // A loss above every win counts against the wins: a large win below
+  // still sets the crossover, a small one does not (never).
+  EXPECT_EQ(coll_crossover({{4096, 1, 2}, {8192, 3, 2}}), 4096u);
+  EXPECT_EQ(coll_crossover({{4096, 1, 1.1}, {8192, 3, 2}}), kCollNever);
+  // Winning everywhere: the smallest block measured; losing everywhere: never.
   EXPECT_EQ(coll_crossover({{4096, 1, 2}, {8192, 1, 2}}), 4096u);
-  // Losing at the largest block: never.
-  EXPECT_EQ(coll_crossover({{4096, 1, 2}, {8192, 3, 2}}), kCollNever);
+  EXPECT_EQ(coll_crossover({{4096, 2, 1}, {8192, 2, 1}}), kCollNever);
+  // Loom tune on the AMD EPYC VM, Open MPI (stop 33): staging wins to 512
+  // KiB blocks, Loom-to-Loom from 2 MiB but for one 4 MiB case; the old
+  // rule (no loss above the crossover) said never.
+  std::vector<CollPoint> ompi = {
+      {32768, 8.9, 7.1},       {64819, 12.4, 12.0},     {131072, 73.8, 22.1},
+      {262144, 180.7, 44.7},   {524288, 265.6, 111.9},  {32363, 27.6, 10.5},
+      {65536, 49.9, 20.4},     {130050, 98.7, 37.5},    {262144, 179.6, 81.0},
+      {524288, 351.0, 190.0},  {1048576, 718.7, 411.0}, {2097152, 1356.2, 1630.4},
+      {4194304, 2504.1, 3185.8}, {32768, 20.6, 8.7},    {65536, 38.7, 17.7},
+      {131072, 77.3, 30.4},    {262144, 149.6, 60.9},   {524288, 290.4, 139.2},
+      {1048576, 578.9, 532.1}, {2097152, 1240.4, 1597.2}, {4194304, 2694.1, 4183.1},
+      {32768, 10.2, 8.7},      {65536, 13.2, 11.8},     {131072, 25.5, 23.5},
+      {262144, 50.9, 46.6},    {524288, 80.0, 115.4},   {1048576, 108.0, 216.7},
+      {2097152, 451.2, 577.3}, {4194304, 1755.0, 1532.0}};
+  EXPECT_EQ(coll_crossover(ompi), size_t(1) << 20);
   // Unmeasured points are left out; nothing measured: 0.
   EXPECT_EQ(coll_crossover({{4096, 1, 2}, {8192, NAN, 2}, {16384, 0, 1}}), 4096u);
   EXPECT_EQ(coll_crossover({{4096, NAN, 2}}), 0u);

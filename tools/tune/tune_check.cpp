@@ -156,10 +156,11 @@ void print_coll_report(std::FILE *f, const std::vector<CollTimes> &cases, size_t
   if (coll_min == 0)
     fmt::print(f, "coll_min: not measured (LOOM_L2L_COLL_MIN's default applies)\n");
   else if (coll_min >= loom::xfer::kCollNever)
-    fmt::print(f, "coll_min: never (Loom-to-Loom lost at the largest block)\n");
+    fmt::print(f, "coll_min: never (staging every block lost least over the cases)\n");
   else
-    fmt::print(f, "coll_min: {} (collectives go Loom-to-Loom from this block size: "
-               "from there on it won at every block measured)\n",
+    fmt::print(f, "coll_min: {} (collectives go Loom-to-Loom from this block size: the "
+               "crossover that lost least over the cases, geometric mean of time over the "
+               "faster)\n",
                format_bytes((double)coll_min));
 }
 
