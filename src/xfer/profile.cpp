@@ -207,7 +207,7 @@ std::string profile_json(const Profile &p) {
         {"kernel", p.machine.kernel},
         {"cores", p.machine.cores},
         {"load", {p.machine.load[0], p.machine.load[1], p.machine.load[2]}}}},
-      {"time_unit", "seconds per message (half a ping-pong round trip), median"},
+      {"time_unit", "seconds per message (half a ping-pong round trip), fastest repeat's median"},
       {"grid", {{"mean_run", p.runs}, {"bytes", p.bytes}}},
       {"schemes", schemes}};
   if (p.coll_min > 0) j["coll_min"] = p.coll_min;

@@ -93,7 +93,7 @@ bool print_tune_report(std::FILE *f, const std::vector<CaseTimes> &cases, const 
         shown.push_back(s);
         break;
       }
-  fmt::print(f, "\nmicroseconds per message (median; half a ping-pong round trip)\n");
+  fmt::print(f, "\nmicroseconds per message (the fastest repeat's median; half a ping-pong round trip)\n");
   fmt::print(f, "{:<20} {:>9} {:>9} {:>9}", "case", "bytes", "mean run", "pack");
   for (size_t s : shown) fmt::print(f, " {:>11}", scheme_name((Scheme)s));
   fmt::print(f, "  {:<11} {:<11} {}\n", "fastest", "pick", "pick/fastest");
@@ -145,7 +145,7 @@ bool print_tune_report(std::FILE *f, const std::vector<CaseTimes> &cases, const 
 
 void print_coll_report(std::FILE *f, const std::vector<CollTimes> &cases, size_t coll_min) {
   using loom::xfer::format_bytes;
-  fmt::print(f, "\ncollectives (microseconds per call, medians):\n");
+  fmt::print(f, "\ncollectives (microseconds per call, the fastest repeat's medians):\n");
   fmt::print(f, "  {:<28} {:>10}  {:>12}  {:>10}  {:>6}\n", "case", "block", "Loom-to-Loom",
              "staged", "ratio");
   for (const CollTimes &c : cases) {

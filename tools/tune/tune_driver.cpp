@@ -1,7 +1,6 @@
 // The driver of `loom tune`: launches the workers (one mpiexec per scheme
-// and repeat, the schemes interleaved so that a slow spell of a shared
-// machine does not fall on one scheme), takes the medians over the repeats,
-// writes the profile and reports.
+// and repeat, the schemes interleaved), takes the fastest repeat of each
+// case and scheme, writes the profile and reports.
 #include <mpi.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -66,12 +65,14 @@ json run_worker(const TuneArgs &a, const std::string &scheme, const std::string 
   return j;
 }
 
-// The median of @p v (NaN when empty).
-double median(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+// The fastest of @p v, each a run's median (NaN when empty).  Not the
+// median over the repeats: a slow spell of a shared machine can last
+// minutes and fall on several repeats of one scheme (on the AMD EPYC VM,
+// 2026-11-29, all three of pipelined's: 18 us a message at 32 KiB and 714
+// at 2 MiB, against 5.0 and 79 in a run alone minutes later), and what
+// selection needs is each scheme's cost when nothing disturbs it.
+double fastest(const std::vector<double> &v) {
+  return v.empty() ? NAN : *std::min_element(v.begin(), v.end());
 }
 
 std::string kernel_release() {
@@ -195,8 +196,8 @@ int run_tune(const TuneArgs &args, const std::vector<std::string> &command_line)
   for (const loom_bench::CollDef &c : tune_coll_cases(a.quick)) {
     const auto b = coll_block.find(c.name);
     if (b == coll_block.end()) continue;
-    coll_times.push_back({c.name, {b->second, median(coll_samples[0][c.name]),
-                                   median(coll_samples[1][c.name])}});
+    coll_times.push_back({c.name, {b->second, fastest(coll_samples[0][c.name]),
+                                   fastest(coll_samples[1][c.name])}});
     coll_points.push_back(coll_times.back().point);
   }
 
@@ -231,13 +232,13 @@ int run_tune(const TuneArgs &args, const std::vector<std::string> &command_line)
       t.mean_run = f->second.value("mean_run", int64_t(0));
       t.elem_size = f->second.value("elem_size", int64_t(0));
     }
-    t.pack = median(pack_samples[c.def.name]);
+    t.pack = fastest(pack_samples[c.def.name]);
     if (c.run_index >= 0 && !std::isnan(t.pack)) {
       if (p.pack.empty()) p.pack.assign(p.runs.size() * p.bytes.size(), NAN);
       p.pack[(size_t)c.run_index * p.bytes.size() + (size_t)c.bytes_index] = t.pack;
     }
     for (size_t s = 0; s < kSchemeCount; ++s) {
-      t.t[s] = median(samples[c.def.name][s]);
+      t.t[s] = fastest(samples[c.def.name][s]);
       if (c.run_index < 0 || samples[c.def.name][s].empty()) continue;
       // The system path's time only where it carried the layout.
       if ((Scheme)s == Scheme::system && t.elem_size <= 0) continue;
