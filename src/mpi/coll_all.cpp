@@ -297,10 +297,9 @@ LOOM_MPI_EXPORT int MPI_Allgather_c(const void *sbuf, MPI_Count scount, MPI_Data
                                     void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
                                     MPI_Comm comm) {
   return entry(comm, [&]() -> int {
-    return with_int_count(comm, scount, stype, [&](int sn, MPI_Datatype st) {
-      return with_int_count(comm, rcount, rtype, [&](int rn, MPI_Datatype rt) {
-        return allgather(sbuf, sn, st, rbuf, rn, false, nullptr, nullptr, rt, comm, nullptr);
-      });
+    return with_int_counts(comm, scount, stype, rcount, rtype,
+                           [&](int sn, MPI_Datatype st, int rn, MPI_Datatype rt) {
+      return allgather(sbuf, sn, st, rbuf, rn, false, nullptr, nullptr, rt, comm, nullptr);
     });
   });
 }
@@ -310,10 +309,9 @@ LOOM_MPI_EXPORT int MPI_Iallgather_c(const void *sbuf, MPI_Count scount, MPI_Dat
                                      MPI_Comm comm, MPI_Request *req) {
   return entry(comm, [&]() -> int {
     if (!req) return PMPI_Iallgather_c(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
-    return with_int_count(comm, scount, stype, [&](int sn, MPI_Datatype st) {
-      return with_int_count(comm, rcount, rtype, [&](int rn, MPI_Datatype rt) {
-        return allgather(sbuf, sn, st, rbuf, rn, false, nullptr, nullptr, rt, comm, req);
-      });
+    return with_int_counts(comm, scount, stype, rcount, rtype,
+                           [&](int sn, MPI_Datatype st, int rn, MPI_Datatype rt) {
+      return allgather(sbuf, sn, st, rbuf, rn, false, nullptr, nullptr, rt, comm, req);
     });
   });
 }
@@ -322,11 +320,10 @@ LOOM_MPI_EXPORT int MPI_Alltoall_c(const void *sbuf, MPI_Count scount, MPI_Datat
                                    void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
                                    MPI_Comm comm) {
   return entry(comm, [&]() -> int {
-    return with_int_count(comm, scount, stype, [&](int sn, MPI_Datatype st) {
-      return with_int_count(comm, rcount, rtype, [&](int rn, MPI_Datatype rt) {
-        return alltoall(Variant::uniform, sbuf, sn, nullptr, nullptr, st, nullptr, rbuf, rn,
-                        nullptr, nullptr, rt, nullptr, comm, nullptr);
-      });
+    return with_int_counts(comm, scount, stype, rcount, rtype,
+                           [&](int sn, MPI_Datatype st, int rn, MPI_Datatype rt) {
+      return alltoall(Variant::uniform, sbuf, sn, nullptr, nullptr, st, nullptr, rbuf, rn,
+                      nullptr, nullptr, rt, nullptr, comm, nullptr);
     });
   });
 }
@@ -336,11 +333,10 @@ LOOM_MPI_EXPORT int MPI_Ialltoall_c(const void *sbuf, MPI_Count scount, MPI_Data
                                     MPI_Comm comm, MPI_Request *req) {
   return entry(comm, [&]() -> int {
     if (!req) return PMPI_Ialltoall_c(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
-    return with_int_count(comm, scount, stype, [&](int sn, MPI_Datatype st) {
-      return with_int_count(comm, rcount, rtype, [&](int rn, MPI_Datatype rt) {
-        return alltoall(Variant::uniform, sbuf, sn, nullptr, nullptr, st, nullptr, rbuf, rn,
-                        nullptr, nullptr, rt, nullptr, comm, req);
-      });
+    return with_int_counts(comm, scount, stype, rcount, rtype,
+                           [&](int sn, MPI_Datatype st, int rn, MPI_Datatype rt) {
+      return alltoall(Variant::uniform, sbuf, sn, nullptr, nullptr, st, nullptr, rbuf, rn,
+                      nullptr, nullptr, rt, nullptr, comm, req);
     });
   });
 }

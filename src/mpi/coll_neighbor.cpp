@@ -329,11 +329,10 @@ LOOM_MPI_EXPORT int MPI_Neighbor_allgather_c(const void *sbuf, MPI_Count scount,
                                              MPI_Datatype stype, void *rbuf, MPI_Count rcount,
                                              MPI_Datatype rtype, MPI_Comm comm) {
   return entry(comm, [&]() -> int {
-    return with_int_count(comm, scount, stype, [&](int sn, MPI_Datatype st) {
-      return with_int_count(comm, rcount, rtype, [&](int rn, MPI_Datatype rt) {
-        return neighbor_allgather(sbuf, sn, st, rbuf, rn, false, nullptr, nullptr, rt, comm,
-                                  nullptr);
-      });
+    return with_int_counts(comm, scount, stype, rcount, rtype,
+                           [&](int sn, MPI_Datatype st, int rn, MPI_Datatype rt) {
+      return neighbor_allgather(sbuf, sn, st, rbuf, rn, false, nullptr, nullptr, rt, comm,
+                                nullptr);
     });
   });
 }
@@ -345,11 +344,10 @@ LOOM_MPI_EXPORT int MPI_Ineighbor_allgather_c(const void *sbuf, MPI_Count scount
   return entry(comm, [&]() -> int {
     if (!req)
       return PMPI_Ineighbor_allgather_c(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
-    return with_int_count(comm, scount, stype, [&](int sn, MPI_Datatype st) {
-      return with_int_count(comm, rcount, rtype, [&](int rn, MPI_Datatype rt) {
-        return neighbor_allgather(sbuf, sn, st, rbuf, rn, false, nullptr, nullptr, rt, comm,
-                                  req);
-      });
+    return with_int_counts(comm, scount, stype, rcount, rtype,
+                           [&](int sn, MPI_Datatype st, int rn, MPI_Datatype rt) {
+      return neighbor_allgather(sbuf, sn, st, rbuf, rn, false, nullptr, nullptr, rt, comm,
+                                req);
     });
   });
 }
@@ -358,12 +356,11 @@ LOOM_MPI_EXPORT int MPI_Neighbor_alltoall_c(const void *sbuf, MPI_Count scount,
                                             MPI_Datatype stype, void *rbuf, MPI_Count rcount,
                                             MPI_Datatype rtype, MPI_Comm comm) {
   return entry(comm, [&]() -> int {
-    return with_int_count(comm, scount, stype, [&](int sn, MPI_Datatype st) {
-      return with_int_count(comm, rcount, rtype, [&](int rn, MPI_Datatype rt) {
-        return neighbor_alltoall(Variant::uniform, sbuf, sn, nullptr, nullptr, nullptr, st,
-                                 nullptr, rbuf, rn, nullptr, nullptr, nullptr, rt, nullptr,
-                                 comm, nullptr);
-      });
+    return with_int_counts(comm, scount, stype, rcount, rtype,
+                           [&](int sn, MPI_Datatype st, int rn, MPI_Datatype rt) {
+      return neighbor_alltoall(Variant::uniform, sbuf, sn, nullptr, nullptr, nullptr, st,
+                               nullptr, rbuf, rn, nullptr, nullptr, nullptr, rt, nullptr,
+                               comm, nullptr);
     });
   });
 }
@@ -375,12 +372,11 @@ LOOM_MPI_EXPORT int MPI_Ineighbor_alltoall_c(const void *sbuf, MPI_Count scount,
   return entry(comm, [&]() -> int {
     if (!req)
       return PMPI_Ineighbor_alltoall_c(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
-    return with_int_count(comm, scount, stype, [&](int sn, MPI_Datatype st) {
-      return with_int_count(comm, rcount, rtype, [&](int rn, MPI_Datatype rt) {
-        return neighbor_alltoall(Variant::uniform, sbuf, sn, nullptr, nullptr, nullptr, st,
-                                 nullptr, rbuf, rn, nullptr, nullptr, nullptr, rt, nullptr,
-                                 comm, req);
-      });
+    return with_int_counts(comm, scount, stype, rcount, rtype,
+                           [&](int sn, MPI_Datatype st, int rn, MPI_Datatype rt) {
+      return neighbor_alltoall(Variant::uniform, sbuf, sn, nullptr, nullptr, nullptr, st,
+                               nullptr, rbuf, rn, nullptr, nullptr, nullptr, rt, nullptr,
+                               comm, req);
     });
   });
 }

@@ -372,10 +372,9 @@ LOOM_MPI_EXPORT int MPI_Gather_c(const void *sbuf, MPI_Count scount, MPI_Datatyp
                                  void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
                                  MPI_Comm comm) {
   return entry(comm, [&]() -> int {
-    return with_int_count(comm, scount, stype, [&](int sn, MPI_Datatype st) {
-      return with_int_count(comm, rcount, rtype, [&](int rn, MPI_Datatype rt) {
-        return gather(sbuf, sn, st, rbuf, rn, false, nullptr, nullptr, rt, root, comm, nullptr);
-      });
+    return with_int_counts(comm, scount, stype, rcount, rtype,
+                           [&](int sn, MPI_Datatype st, int rn, MPI_Datatype rt) {
+      return gather(sbuf, sn, st, rbuf, rn, false, nullptr, nullptr, rt, root, comm, nullptr);
     });
   });
 }
@@ -385,10 +384,9 @@ LOOM_MPI_EXPORT int MPI_Igather_c(const void *sbuf, MPI_Count scount, MPI_Dataty
                                   MPI_Comm comm, MPI_Request *req) {
   return entry(comm, [&]() -> int {
     if (!req) return PMPI_Igather_c(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
-    return with_int_count(comm, scount, stype, [&](int sn, MPI_Datatype st) {
-      return with_int_count(comm, rcount, rtype, [&](int rn, MPI_Datatype rt) {
-        return gather(sbuf, sn, st, rbuf, rn, false, nullptr, nullptr, rt, root, comm, req);
-      });
+    return with_int_counts(comm, scount, stype, rcount, rtype,
+                           [&](int sn, MPI_Datatype st, int rn, MPI_Datatype rt) {
+      return gather(sbuf, sn, st, rbuf, rn, false, nullptr, nullptr, rt, root, comm, req);
     });
   });
 }
@@ -397,10 +395,9 @@ LOOM_MPI_EXPORT int MPI_Scatter_c(const void *sbuf, MPI_Count scount, MPI_Dataty
                                   void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
                                   MPI_Comm comm) {
   return entry(comm, [&]() -> int {
-    return with_int_count(comm, scount, stype, [&](int sn, MPI_Datatype st) {
-      return with_int_count(comm, rcount, rtype, [&](int rn, MPI_Datatype rt) {
-        return scatter(sbuf, sn, false, nullptr, nullptr, st, rbuf, rn, rt, root, comm, nullptr);
-      });
+    return with_int_counts(comm, scount, stype, rcount, rtype,
+                           [&](int sn, MPI_Datatype st, int rn, MPI_Datatype rt) {
+      return scatter(sbuf, sn, false, nullptr, nullptr, st, rbuf, rn, rt, root, comm, nullptr);
     });
   });
 }
@@ -410,10 +407,9 @@ LOOM_MPI_EXPORT int MPI_Iscatter_c(const void *sbuf, MPI_Count scount, MPI_Datat
                                    MPI_Comm comm, MPI_Request *req) {
   return entry(comm, [&]() -> int {
     if (!req) return PMPI_Iscatter_c(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
-    return with_int_count(comm, scount, stype, [&](int sn, MPI_Datatype st) {
-      return with_int_count(comm, rcount, rtype, [&](int rn, MPI_Datatype rt) {
-        return scatter(sbuf, sn, false, nullptr, nullptr, st, rbuf, rn, rt, root, comm, req);
-      });
+    return with_int_counts(comm, scount, stype, rcount, rtype,
+                           [&](int sn, MPI_Datatype st, int rn, MPI_Datatype rt) {
+      return scatter(sbuf, sn, false, nullptr, nullptr, st, rbuf, rn, rt, root, comm, req);
     });
   });
 }

@@ -52,6 +52,17 @@ int with_int_count(MPI_Comm comm, MPI_Count count, MPI_Datatype dt, F &&f) {
   return f(c.count(), c.type());
 }
 
+// The same for a call with a count on each side: f(scount, stype, rcount,
+// rtype).
+template <class F>
+int with_int_counts(MPI_Comm comm, MPI_Count scount, MPI_Datatype stype, MPI_Count rcount,
+                    MPI_Datatype rtype, F &&f) {
+  IntCount s(scount, stype), r(rcount, rtype);
+  if (s.error() != MPI_SUCCESS) return raise(comm, s.error());
+  if (r.error() != MPI_SUCCESS) return raise(comm, r.error());
+  return f(s.count(), s.type(), r.count(), r.type());
+}
+
 // Counts or displacements of a v or w collective's large-count form as the
 // int form's array: from() is false when one does not fit (the system's own
 // _c call then moves the collective).  A null array stays null; a zero-length

@@ -11,8 +11,6 @@
 // many bytes arrived, nor an RDV be told from data, and the program gets
 // no source, tag or count) and asserts on any derived datatype
 // (pmodels/mpich#7098).
-#include <cstring>
-
 #include "l2l.hpp"
 #include "p2p.hpp"
 
@@ -28,8 +26,7 @@ int send_copy(const Side &s, int dest, int tag, MPI_Comm comm) {
     op_discard(op);
     return raise(comm, MPI_ERR_NO_MEM);
   }
-  if (s.type ? pack_side(s, op->staging.data) != MPI_SUCCESS
-             : (std::memcpy(op->staging.data, s.base, s.bytes), false)) {
+  if (pack_side(s, op->staging.data) != MPI_SUCCESS) {
     op_discard(op);
     return raise(comm, MPI_ERR_INTERN);
   }

@@ -143,11 +143,10 @@ LOOM_MPI_EXPORT int MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount,
                                    MPI_Count recvcount, MPI_Datatype recvtype, int source,
                                    int recvtag, MPI_Comm comm, MPI_Status *status) {
   return entry(comm, [&]() -> int {
-    return with_int_count(comm, sendcount, sendtype, [&](int sn, MPI_Datatype st) {
-      return with_int_count(comm, recvcount, recvtype, [&](int rn, MPI_Datatype rt) {
-        return sendrecv_call(sendbuf, sn, st, dest, sendtag, recvbuf, rn, rt, source, recvtag,
-                             comm, status);
-      });
+    return with_int_counts(comm, sendcount, sendtype, recvcount, recvtype,
+                           [&](int sn, MPI_Datatype st, int rn, MPI_Datatype rt) {
+      return sendrecv_call(sendbuf, sn, st, dest, sendtag, recvbuf, rn, rt, source, recvtag,
+                           comm, status);
     });
   });
 }
@@ -168,11 +167,10 @@ LOOM_MPI_EXPORT int MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount,
                                     int source, int recvtag, MPI_Comm comm,
                                     MPI_Request *req) {
   return entry(comm, [&]() -> int {
-    return with_int_count(comm, sendcount, sendtype, [&](int sn, MPI_Datatype st) {
-      return with_int_count(comm, recvcount, recvtype, [&](int rn, MPI_Datatype rt) {
-        return isendrecv_call(sendbuf, sn, st, dest, sendtag, recvbuf, rn, rt, source,
-                              recvtag, comm, req);
-      });
+    return with_int_counts(comm, sendcount, sendtype, recvcount, recvtype,
+                           [&](int sn, MPI_Datatype st, int rn, MPI_Datatype rt) {
+      return isendrecv_call(sendbuf, sn, st, dest, sendtag, recvbuf, rn, rt, source,
+                            recvtag, comm, req);
     });
   });
 }

@@ -3,8 +3,6 @@
 #include "l2l.hpp"
 #include "p2p.hpp"
 
-#include <cstring>
-
 using namespace loom_mpi;
 
 namespace {
@@ -62,9 +60,7 @@ int sendrecv_replace_l2l(void *buf, int count, MPI_Datatype dt, int dest, int se
   if (dest != MPI_PROC_NULL && (s.type || contiguous_run(buf, count, dt, &s))) {
     so.b = staging_acquire(s.bytes);
     if (!so.b.data) return raise(comm, MPI_ERR_NO_MEM);
-    if (s.type ? pack_side(s, so.b.data) != MPI_SUCCESS
-               : (std::memcpy(so.b.data, s.base, s.bytes), false))
-      return raise(comm, MPI_ERR_INTERN);
+    if (pack_side(s, so.b.data) != MPI_SUCCESS) return raise(comm, MPI_ERR_INTERN);
     const Wire w = wire_for(s.bytes);
     so.buf = so.b.data;
     so.count = w.count;

@@ -439,6 +439,10 @@ bool contiguous_run(const void *buf, int64_t count, MPI_Datatype dt, Side *s) {
 
 // One thread: the whole-message calls themselves (small messages, most).
 int pack_side(const Side &s, char *dst) {
+  if (!s.type) {
+    std::memcpy(dst, s.base, s.bytes);
+    return MPI_SUCCESS;
+  }
   size_t pos = 0;
   const int threads = pack_threads(s.bytes);
   loom_status st =

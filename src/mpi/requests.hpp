@@ -118,7 +118,8 @@ void system_if_faster(Side *s);
 // else, and for what the system must judge (count <= 0, bad buffers).
 bool contiguous_run(const void *buf, int64_t count, MPI_Datatype dt, Side *s);
 
-// Packs the whole argument into dst (s.bytes bytes).
+// Packs the whole argument into dst (s.bytes bytes): its layout, or its
+// one run (no type: contiguous_run's) copied.
 int pack_side(const Side &s, char *dst);
 // Unpacks stream bytes [offset, offset + len) of the argument from src
 // (src points at stream byte `offset`).

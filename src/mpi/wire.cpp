@@ -22,33 +22,10 @@ int free_types(MPI_Comm, int, void *, void *) {
   return MPI_SUCCESS;
 }
 
-constexpr int64_t kGiB = int64_t(1) << 30;
-
 // A new committed type of exactly `size` bytes, or MPI_DATATYPE_NULL.
 MPI_Datatype make_bytes(int64_t size) {
   MPI_Datatype t = MPI_DATATYPE_NULL;
-  if (size <= INT_MAX) {
-    if (PMPI_Type_contiguous((int)size, MPI_BYTE, &t) != MPI_SUCCESS) return MPI_DATATYPE_NULL;
-  } else {
-    // q whole GiB, then the rest: {contiguous(q, GiB) @0, r bytes @q GiB}.
-    const int64_t q = size / kGiB, r = size % kGiB;
-    MPI_Datatype gib, body;
-    if (q > INT_MAX || PMPI_Type_contiguous((int)kGiB, MPI_BYTE, &gib) != MPI_SUCCESS)
-      return MPI_DATATYPE_NULL;
-    int rc = PMPI_Type_contiguous((int)q, gib, &body);
-    PMPI_Type_free(&gib);
-    if (rc != MPI_SUCCESS) return MPI_DATATYPE_NULL;
-    if (r == 0) {
-      t = body;
-    } else {
-      int bl[2] = {1, (int)r};
-      MPI_Aint d[2] = {0, (MPI_Aint)(q * kGiB)};
-      MPI_Datatype ty[2] = {body, MPI_BYTE};
-      rc = PMPI_Type_create_struct(2, bl, d, ty, &t);
-      PMPI_Type_free(&body);
-      if (rc != MPI_SUCCESS) return MPI_DATATYPE_NULL;
-    }
-  }
+  if (repeat_type(size, MPI_BYTE, &t) != MPI_SUCCESS) return MPI_DATATYPE_NULL;
   if (PMPI_Type_commit(&t) != MPI_SUCCESS) {
     PMPI_Type_free(&t);
     return MPI_DATATYPE_NULL;
@@ -57,6 +34,33 @@ MPI_Datatype make_bytes(int64_t size) {
 }
 
 }  // namespace
+
+int repeat_type(int64_t count, MPI_Datatype t, MPI_Datatype *out) {
+  if (count <= INT_MAX) return PMPI_Type_contiguous((int)count, t, out);
+  // {contiguous(q, contiguous(2^30, t)) @0, r x t @ q * 2^30 * extent}.
+  constexpr int64_t kBlock = int64_t(1) << 30;
+  const int64_t q = count / kBlock, r = count % kBlock;
+  MPI_Aint lb, extent, tail;
+  if (q > INT_MAX) return MPI_ERR_COUNT;
+  int rc = PMPI_Type_get_extent(t, &lb, &extent);
+  if (rc != MPI_SUCCESS) return rc;
+  if (__builtin_mul_overflow((MPI_Aint)(q * kBlock), extent, &tail)) return MPI_ERR_COUNT;
+  MPI_Datatype block, body;
+  if ((rc = PMPI_Type_contiguous((int)kBlock, t, &block)) != MPI_SUCCESS) return rc;
+  rc = PMPI_Type_contiguous((int)q, block, &body);
+  PMPI_Type_free(&block);
+  if (rc != MPI_SUCCESS) return rc;
+  if (r == 0) {
+    *out = body;
+    return MPI_SUCCESS;
+  }
+  int lengths[2] = {1, (int)r};
+  MPI_Aint disps[2] = {0, tail};
+  MPI_Datatype types[2] = {body, t};
+  rc = PMPI_Type_create_struct(2, lengths, disps, types, out);
+  PMPI_Type_free(&body);
+  return rc;
+}
 
 MPI_Datatype unit_type(int64_t size) {
   if (size == 1) return MPI_BYTE;

@@ -20,6 +20,13 @@ namespace loom_mpi {
 // call to the system).
 MPI_Datatype unit_type(int64_t size);
 
+// `count` copies of t as one new, uncommitted datatype with
+// contiguous(count, t)'s typemap: contiguous(count, t) where count fits an
+// int, else built from blocks of 2^30 copies.  MPI_SUCCESS, or the
+// system's error (MPI_ERR_COUNT past 2^61 copies or an extent that
+// overflows).
+int repeat_type(int64_t count, MPI_Datatype t, MPI_Datatype *out);
+
 // How a point-to-point stream of `bytes` staged bytes travels as one system
 // message: `count` MPI_PACKED bytes, or past INT_MAX (which an int count
 // cannot say) one instance of unit_type(bytes).  type MPI_DATATYPE_NULL:
