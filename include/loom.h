@@ -298,13 +298,17 @@ LOOM_API loom_status loom_checkpoints_restore(loom_checkpoints cp, size_t offset
  *  threads (never more than the message has chunks), a negative value is
  *  LOOM_ERR_ARG, and 0 lets Loom choose: one thread below the size that
  *  loom_parallel_threads() gives two, and from there as many as it gives
- *  only where they were measured faster than one.  The first six calls of
- *  each (type, count) and direction that the size would give several
- *  threads alternate several and one, timed; later calls take the faster
- *  by the median of each side's three (several only when at least 5%
- *  faster), so the choice is never slower
- *  than one thread on the program's own buffers and machine.  The verdict
- *  lives with the checkpoints and is made again if they are evicted.  A
+ *  only where they were measured faster than one.  Every call of a (type,
+ *  count) and direction that the size would give several threads is
+ *  timed: the first twelve alternate pairs of several and one, then each
+ *  call takes the side whose median over its last seven timed calls is
+ *  faster (several only when at least 5% faster), and the other side is
+ *  tried again now and then (after 16 calls, backing off to 1024, and
+ *  rarer still when it lost much), so the choice follows a machine whose
+ *  speed changes (a host that takes a core away) and stays within a few
+ *  percent of the faster side on the program's own buffers and machine.
+ *  The record lives with the checkpoints and starts again if they are
+ *  evicted.  A
  *  message that gets one thread takes the single-threaded path, so small
  *  messages cost nothing extra.  Threads
  *  come from a pool started on first use; a call that finds the pool busy

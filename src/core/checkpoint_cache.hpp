@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cursor.hpp"
+#include "thread_choice.hpp"
 
 namespace loom {
 
@@ -28,16 +29,7 @@ struct CheckpointSet {
   /// The automatic thread choice for messages of this (type, count), one
   /// per direction ([0] unpack, [1] pack), measured on the program's own
   /// calls (parallel.cpp).  Mutable: a set is shared read-only otherwise.
-  struct AutoChoice {
-    /// Trial calls, alternating several runners (even) and one (odd).
-    static constexpr uint32_t kTrials = 6;
-    std::atomic<uint32_t> started{0};   // trial calls handed out
-    std::atomic<uint32_t> finished{0};  // trial calls timed
-    // Each trial's time per packed byte, in femtoseconds.
-    std::atomic<uint64_t> fs_per_byte[kTrials] = {};
-    std::atomic<int> runners{0};        // the verdict: 0 undecided, 1, or several
-  };
-  mutable AutoChoice choice[2];
+  mutable ThreadChoice choice[2];
   ~CheckpointSet();
   /// The snapshot at or before stream offset `off`.
   const Cursor &at_or_before(int64_t off) const {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <limits>
 #include <vector>
 
 #include "api_call.hpp"
@@ -37,23 +38,17 @@ int runners(int threads, int64_t total, size_t offset, size_t len) {
 
 // One call's runners, and the checkpoints they start from.
 //
-// threads == 0 leaves the choice to Loom.  Whether several runners pay is
-// a property of the layout and the machine, not of the size alone: they
-// pay a wake-up and a restore per chunk, and where one core already
-// streams at memory speed, or the data sits in the calling core's cache,
-// the second core only adds traffic between the cores (a contiguous 4 MiB
-// face unpacks 10-15% slower on 2 threads on the 2-core development VM).
-// So the first kTrials calls of each (type, count) and direction that the
-// size would give several runners alternate several and one, timed, and
-// the later calls take the faster by the median of each side's three
-// (the first call's cold buffers, one preempted or one lucky sample do
-// not decide): several only when at least 5% faster, so that the
-// automatic choice is never slower than one thread.
+// threads == 0 leaves the choice to Loom: where the size would give several
+// runners, the (type, count)'s ThreadChoice picks one or several from the
+// program's own earlier calls, timed (thread_choice.hpp): they pay a
+// wake-up and a restore per chunk, and where one core already streams at
+// memory speed, or the data sits in the calling core's cache, or the host
+// takes a runner's core away, several are slower than one.
 struct Choice {
   int runners = 1;
-  std::shared_ptr<const loom::CheckpointSet> set;  // when runners > 1, or a trial
-  loom::CheckpointSet::AutoChoice *trial = nullptr;  // time this call into it
-  uint32_t trial_index = 0;
+  std::shared_ptr<const loom::CheckpointSet> set;  // when runners > 1, or timed
+  loom::ThreadChoice *timer = nullptr;             // time this call into it
+  loom::ThreadChoice::Call call;
   size_t len = 0;
 };
 
@@ -65,47 +60,26 @@ Choice choose(int threads, loom_type t, int64_t count, int64_t total, size_t off
   c.set = loom::checkpoints_for(t, count);
   if (!c.set) c.runners = 1;
   if (!c.set || threads != 0) return c;
-  loom::CheckpointSet::AutoChoice &a = c.set->choice[pack];
-  const int verdict = a.runners.load(std::memory_order_acquire);
-  if (verdict != 0) {
-    c.runners = std::min(c.runners, verdict);
-    return c;
-  }
-  const uint32_t k = a.started.fetch_add(1, std::memory_order_relaxed);
-  if (k < a.kTrials) {
-    c.trial = &a;
-    c.trial_index = k;
-    c.len = len;
-    if (k % 2 == 1) c.runners = 1;
-  } else {  // other threads' trials are still running
-    c.runners = 1;
-  }
+  c.timer = &c.set->choice[pack];
+  c.call = c.timer->plan();
+  c.len = len;
+  if (!c.call.several) c.runners = 1;
   return c;
 }
 
-// Runs f (a loom_status) and, during a trial, times it into the choice.
+// Runs f (a loom_status) and, when the choice is automatic, times it into
+// the choice.
 template <class F>
 loom_status timed(const Choice &c, F f) {
-  if (!c.trial) return f();
+  if (!c.timer) return f();
   const auto t0 = std::chrono::steady_clock::now();
   const loom_status s = f();
   const double ns =
       (double)std::chrono::duration_cast<std::chrono::nanoseconds>(
           std::chrono::steady_clock::now() - t0).count();
-  // A failed trial (out of memory) counts as the slowest, so that the
-  // verdict still comes: without it every later call would wait for it.
-  loom::CheckpointSet::AutoChoice &a = *c.trial;
-  a.fs_per_byte[c.trial_index].store(
-      s == LOOM_OK ? (uint64_t)(ns * 1e6 / (double)c.len) : UINT64_MAX, std::memory_order_relaxed);
-  if (a.finished.fetch_add(1, std::memory_order_acq_rel) + 1 == a.kTrials) {
-    uint64_t side[2][a.kTrials / 2];  // [0] several, [1] one
-    for (uint32_t i = 0; i < a.kTrials; ++i)
-      side[i % 2][i / 2] = a.fs_per_byte[i].load(std::memory_order_relaxed);
-    for (auto &v : side) std::sort(std::begin(v), std::end(v));
-    const double many = (double)side[0][a.kTrials / 4], one = (double)side[1][a.kTrials / 4];
-    // kMaxRunners: as many as the size gives (choose() takes the minimum).
-    a.runners.store(many <= 0.95 * one ? kMaxRunners : 1, std::memory_order_release);
-  }
+  // A failed call (out of memory) counts as the slowest.
+  c.timer->record(c.call, s == LOOM_OK ? ns / (double)c.len
+                                       : std::numeric_limits<double>::infinity());
   return s;
 }
 

@@ -22,9 +22,9 @@ const loom::settings::Snapshot &config() {
 
 int pack_threads_large(size_t bytes) {
   static const int64_t setting = config().bytes(Id::threads);
-  if (setting == 1) return 1;
-  const int automatic = loom_parallel_threads(bytes);
-  return setting == 0 ? automatic : std::min<int>(automatic, (int)setting);
+  // 0: Loom's measured choice (loom_pack_parallel's threads = 0).
+  if (setting <= 1) return (int)setting;
+  return std::min<int>(loom_parallel_threads(bytes), (int)setting);
 }
 
 }  // namespace loom_mpi

@@ -10,9 +10,11 @@
 #include <cstring>
 #include <memory>
 #include <thread>
+#include <limits>
 #include <vector>
 
 #include "checkpoint_cache.hpp"
+#include "thread_choice.hpp"
 #include "loom.h"
 
 namespace {
@@ -91,21 +93,34 @@ TEST(Parallel, CheckpointCacheIsBoundedAndReported) {
   loom_type_free(v);
 }
 
-// threads = 0: the first calls of a (type, count) and direction try one
-// runner and several, timed, then every later call takes the verdict; the
-// bytes are one thread's throughout, in both directions.
+// Both directions of (v, 1) timed `calls` calls and have a verdict.
+void expect_settled(loom_type v, uint64_t calls) {
+  std::shared_ptr<const loom::CheckpointSet> set = loom::checkpoints_for(v, 1);
+  ASSERT_TRUE(set);
+  for (int dir = 0; dir < 2; ++dir) {
+    const loom::ThreadChoice &c = set->choice[dir];
+    EXPECT_EQ(c.calls(), calls) << "direction " << dir;
+    EXPECT_NE(c.verdict(), loom::ThreadChoice::kUndecided) << "direction " << dir;
+  }
+}
+
+// threads = 0: the calls of a (type, count) and direction are timed into
+// its ThreadChoice, which has a verdict once its trials are done; the bytes
+// are one thread's throughout, in both directions.
 TEST(Parallel, AutomaticChoiceIsMeasuredThenSettled) {
   if (loom_parallel_threads(size_t(4) << 20) < 2) GTEST_SKIP() << "one hardware thread";
   loom::set_checkpoint_min_interval(int64_t(64) << 10);
   const int64_t blocks = 524288;
   loom_type v = column(blocks);
-  std::vector<double> a = source(blocks), b(a.size(), -1.0), want(a.size(), -1.0);
+  const std::vector<double> a = source(blocks);
+  std::vector<double> b(a.size(), -1.0), want(a.size(), -1.0);
   std::vector<char> one((size_t)blocks * 8), two(one.size());
   size_t p = 0;
   ASSERT_EQ(loom_pack(a.data(), 1, v, one.data(), one.size(), &p), LOOM_OK);
   p = 0;
   ASSERT_EQ(loom_unpack(one.data(), one.size(), &p, want.data(), 1, v), LOOM_OK);
-  for (int call = 0; call < 10; ++call) {
+  const int calls = 2 * loom::ThreadChoice::kTrials + 4;
+  for (int call = 0; call < calls; ++call) {
     std::memset(two.data(), 0, two.size());
     std::fill(b.begin(), b.end(), -1.0);
     size_t q = 0, r = 0;
@@ -116,17 +131,70 @@ TEST(Parallel, AutomaticChoiceIsMeasuredThenSettled) {
     ASSERT_EQ(r, one.size());
     ASSERT_EQ(b, want) << "unpack call " << call;
   }
-  std::shared_ptr<const loom::CheckpointSet> set = loom::checkpoints_for(v, 1);
-  ASSERT_TRUE(set);
-  for (int dir = 0; dir < 2; ++dir) {
-    const loom::CheckpointSet::AutoChoice &c = set->choice[dir];
-    EXPECT_EQ(c.finished.load(), c.kTrials) << "direction " << dir;
-    EXPECT_EQ(c.started.load(), c.kTrials) << "direction " << dir;  // none after the verdict
-    EXPECT_NE(c.runners.load(), 0) << "direction " << dir;
-    for (uint32_t i = 0; i < c.kTrials; ++i)
-      EXPECT_GT(c.fs_per_byte[i].load(), 0u) << "direction " << dir << ", trial " << i;
-  }
+  expect_settled(v, calls);
   loom_type_free(v);
+}
+
+// The choice on a machine whose speed changes: fed times of a side that
+// turns slower, then faster again, it follows within a few probes, and a
+// stable verdict probes less and less often.  One thread after several
+// takes 5x its time (its buffers are in the other core's cache) and must
+// not count; several after one lose 2% (what the probe of several, one
+// call, pays).
+TEST(Parallel, ThreadChoiceFollowsTheFasterSide) {
+  using TC = loom::ThreadChoice;
+  TC choice;
+  double several = 1.0, one = 2.0;  // time per byte of each side, warm
+  bool last = false;
+  uint64_t on_several = 0;
+  auto run = [&](uint64_t calls) {
+    on_several = 0;
+    for (uint64_t i = 0; i < calls; ++i) {
+      const TC::Call c = choice.plan();
+      on_several += c.several;
+      const double t = c.several ? several : one;
+      choice.record(c, c.several == last ? t : c.several ? 1.02 * t : 5 * t);
+      last = c.several;
+    }
+  };
+  run(2 * TC::kTrials);
+  EXPECT_EQ(on_several, TC::kTrials);  // the trials alternate pairs
+  EXPECT_EQ(choice.verdict(), TC::kSeveral);
+  // Stable: probes at 16, 32, ... calls apart up to kProbeMax.
+  run(20000);
+  EXPECT_EQ(choice.verdict(), TC::kSeveral);
+  EXPECT_GE(on_several, 20000u - 60u);
+  EXPECT_LE(choice.probes(), 7u + 20000u / TC::kProbeMax + 1);
+  // Several turn 1.5x slower than one: a majority of their window of
+  // samples switches.
+  several = 3.0;
+  run(TC::kWindow / 2 + 1);
+  EXPECT_EQ(choice.verdict(), TC::kOne);
+  run(1000);
+  EXPECT_LE(on_several, 20u);  // probes only
+  // Several turn faster again: the next probe (the gap has grown to at
+  // most kProbeMax) wins alone and is repeated every kProbeFirst calls
+  // until a majority of the window is fast.
+  several = 1.0;
+  run(TC::kProbeMax + (TC::kWindow / 2 + 1) * (TC::kProbeFirst + 2));
+  EXPECT_EQ(choice.verdict(), TC::kSeveral);
+  EXPECT_GE(on_several, 16u);
+  // Equal within 5%: one.
+  several = 0.97 * one;
+  run(10);
+  EXPECT_EQ(choice.verdict(), TC::kOne);
+  // Several 40x slower (a preempted runner): a probe that loses that much
+  // waits until it is 1/kProbeShare of the calls since.
+  several = 40 * one;
+  run(5000);
+  EXPECT_LE(on_several, 3u);
+  // A failed call counts as the slowest.
+  TC failing;
+  for (uint32_t i = 0; i < 2 * TC::kTrials; ++i) {
+    const TC::Call c = failing.plan();
+    failing.record(c, c.several ? std::numeric_limits<double>::infinity() : 1.0);
+  }
+  EXPECT_EQ(failing.verdict(), TC::kOne);
 }
 
 // A type freed while cached stays alive in the cache (its reference), so

@@ -97,9 +97,9 @@ Row run_case(const CaseDef &def, const ParallelArgs &a) {
        [&] { size_t q = 0; loom_pack_parallel(in, count, t, pn.get(), bytes, &q, 0); },
        [&] { std::memcpy(mc.get(), p1.get(), bytes); }}};
   // The automatic choice times its first calls of a layout both ways
-  // (loom.h); what is measured here is the choice it settles on.
+  // (loom.h); what is measured here is what it chooses after them.
   for (int p = 0; p < 2; ++p)
-    for (int i = 0; i < 8; ++i) ops[p][kAuto]();
+    for (int i = 0; i < 12; ++i) ops[p][kAuto]();
   int64_t reps[2][kKinds];
   for (int p = 0; p < 2; ++p)
     for (int c = 0; c < kKinds; ++c) reps[p][c] = calibrate(ops[p][c]);
@@ -145,8 +145,9 @@ int bench_parallel(const ParallelArgs &a, const std::vector<CaseDef> &cases,
   fmt::print("MB/s of packed bytes, medians over interleaved rounds; x = N threads over 1;\n"
              "1/mcpy = one thread's rate over memcpy's of the same bytes (below 0.6: the\n"
              "case is not memory-bound and is a target: 2 threads >= 1.7x); auto = the\n"
-             "automatic choice (threads = 0) over 1 thread, once settled (it times its first\n"
-             "6 calls of a layout both ways); target: never below 1, 0.95 is this machine's noise\n\n");
+             "automatic choice (threads = 0) over 1 thread, after its 12 trial calls (it times\n"
+             "every call and probes the other side now and then); target: never below 1,\n"
+             "0.95 is this machine's noise\n\n");
   fmt::print("{:<26} {:>9} | {:>8} {:>8} {:>8} {:>6} {:>6} {:>5} | {:>8} {:>8} {:>6} {:>6} {:>5}\n",
              "case", "bytes", "1 thr", "N thr", "memcpy", "x", "1/mcpy", "auto", "unp 1", "unp N",
              "x", "1/mcpy", "auto");
