@@ -170,8 +170,9 @@ const std::vector<Spec> &registry() {
       {Id::threads, "LOOM_THREADS", Type::size, 1, 1, 0, 256,
        "threads that pack and unpack one large message (MPI_Pack/MPI_Unpack "
        "and staged messages; checkpoint-parallel, docs/dropin.md): 1 one "
-       "thread; N at most N, one per MiB of the message; 0 one per MiB up "
-       "to the machine's hardware threads",
+       "thread; N at most N, one per MiB of the message; 0 Loom chooses "
+       "per layout from its own timed calls (loom.h, loom_pack_parallel), "
+       "at most one per MiB up to the machine's hardware threads",
        nullptr, 1},
       // Read by the engine itself (src/core/isa.cpp), once, before the
       // first plan is built; here so that it is checked and documented.
