@@ -84,6 +84,15 @@ std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int widt
           t->unpack32[u] = (int32_t)out;
         }
       }
+  const int64_t lanes = width / lane;  // per register
+  if (2 * stream_lanes <= lanes) {
+    t->pair_lanes = 2 * stream_lanes == 64 ? ~uint64_t(0) : (uint64_t(1) << 2 * stream_lanes) - 1;
+    for (int64_t j = 0; j < 2 * stream_lanes; j++) {
+      const int64_t from = j < stream_lanes ? 0 : lanes, o = j % stream_lanes;
+      if (lane == 1) t->pack8x2[j] = (uint8_t)(t->pack8[o] + from);
+      else t->pack32x2[j] = (int32_t)(t->pack32[o] + from);
+    }
+  }
   return t;
 }
 

@@ -28,8 +28,14 @@ struct PermuteTable {
   /// otherwise.
   alignas(64) uint8_t pack8[64], unpack8[64];
   alignas(64) int32_t pack32[16], unpack32[16];
+  /// Packing two registers into one store (where their packed bytes fit
+  /// one register, and the target has a two-source permute): stream lane t
+  /// takes lane pack2[t] of the pair, the first register's lanes first.
+  alignas(64) uint8_t pack8x2[64];
+  alignas(64) int32_t pack32x2[16];
   uint64_t user_lanes;    // window lanes the typemap names
   uint64_t stream_lanes;  // the first per_vector * child packed bytes
+  uint64_t pair_lanes;    // the stream lanes of a pair; 0: no pairs
   int64_t window;         // window start relative to the first instance's origin
   int64_t per_vector;     // child instances per register (consecutive ones)
   int64_t stream_bytes;   // packed bytes per register
