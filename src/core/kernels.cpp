@@ -210,8 +210,9 @@ template <class T, int K>
 char *k_vec_dense_scatter(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   constexpr int L = 64 / (int)sizeof(T);  // lanes of a register
   constexpr int E = L / K;                // elements per user register
-  T *p = reinterpret_cast<T *>(base + i0 * n.stride);
-  const T *q = reinterpret_cast<const T *>(s);
+  typedef T U __attribute__((aligned(1), may_alias));
+  U *p = reinterpret_cast<U *>(base + i0 * n.stride);
+  const U *q = reinterpret_cast<const U *>(s);
   const int64_t cnt = i1 - i0;
   __m512i idx[K];
   for (int j = 0; j < K; j++) {
@@ -223,7 +224,7 @@ char *k_vec_dense_scatter(const Node &n, char *base, char *s, int64_t i0, int64_
   for (; i + L <= cnt; i += L) {
     const __m512i v = _mm512_loadu_si512(q + i);
     for (int j = 0; j < K; j++) {
-      T *to = p + K * (i + j * E);
+      U *to = p + K * (i + j * E);
       if constexpr (sizeof(T) == 4) {
         constexpr __mmask16 m = K == 2 ? 0x5555 : 0x1111;
         _mm512_mask_storeu_epi32(to, m, _mm512_permutexvar_epi32(idx[j], v));
@@ -233,8 +234,7 @@ char *k_vec_dense_scatter(const Node &n, char *base, char *s, int64_t i0, int64_
       }
     }
   }
-  typedef T U __attribute__((aligned(1), may_alias));
-  for (; i < cnt; i++) reinterpret_cast<U *>(p)[K * i] = reinterpret_cast<const U *>(q)[i];
+  for (; i < cnt; i++) p[K * i] = q[i];
   return s + cnt * sizeof(T);
 }
 #endif
