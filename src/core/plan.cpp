@@ -233,7 +233,13 @@ NodeP mk_struct(std::vector<int64_t> disp, std::vector<NodeP> kids) {
   for (size_t i = 0; i < kids.size(); i++) {
     if (!kids[i]) continue;
     disp[k] = disp[i] + kids[i]->off;
-    kids[k++] = shifted(kids[i], -kids[i]->off);
+    kids[k] = shifted(kids[i], -kids[i]->off);
+    // A child equal to the one before it shares its node: the kernels then
+    // walk one displacement list for both (a halo's properties indexed by
+    // one atom list), which stays in the cache.  Only neighbours are
+    // compared, so a struct of n children commits in O(n).
+    if (k > 0 && same(kids[k], kids[k - 1])) kids[k] = kids[k - 1];
+    k++;
   }
   disp.resize(k);
   kids.resize(k);

@@ -11,6 +11,8 @@
 
 #include "guarded.hpp"
 #include "loom_handle.hpp"
+#include "plan.hpp"
+#include "type.hpp"
 
 namespace loomtest {
 namespace {
@@ -161,6 +163,28 @@ TEST(PlanShape, PlanStringBufferContract) {
   EXPECT_EQ(again, need);
   EXPECT_EQ(small[3], '\0') << "truncated output is NUL-terminated";
   EXPECT_EQ(std::string(small), full.substr(0, 3));
+}
+
+// A struct whose neighbouring children are the same layout at different
+// addresses (a halo's per-atom properties, one atom list) shares their
+// plan node, so the kernels walk one displacement list for all of them.
+TEST(PlanShape, EqualNeighbouringStructChildrenShareANode) {
+  loom_type d = nullptr, three = nullptr, one = nullptr, s = nullptr;
+  ASSERT_EQ(loom_type_primitive(LOOM_DOUBLE, &d), LOOM_OK);
+  const int64_t atoms[] = {5, 1, 9, 4, 7};
+  ASSERT_EQ(loom_type_indexed_block(5, 3, atoms, d, &three), LOOM_OK);
+  ASSERT_EQ(loom_type_indexed_block(5, 1, atoms, d, &one), LOOM_OK);
+  const int64_t lens[] = {1, 1, 1, 1}, displs[] = {0, 4096, 8192, 12288};
+  const loom_type types[] = {three, one, one, one};
+  ASSERT_EQ(loom_type_struct(4, lens, displs, types, LOOM_BOUNDS_STANDARD, &s), LOOM_OK);
+  ASSERT_EQ(loom_type_commit(s), LOOM_OK);
+  const loom::Node *root = loom::plan_for(s, 1).node;
+  ASSERT_TRUE(root && root->kind == loom::Kind::Struct && root->kids.size() == 4u)
+      << plan(s, 1);
+  EXPECT_NE(root->kids[0], root->kids[1]);
+  EXPECT_EQ(root->kids[1], root->kids[2]);
+  EXPECT_EQ(root->kids[2], root->kids[3]);
+  for (loom_type t : {d, three, one, s}) loom_type_free(t);
 }
 
 }  // namespace
