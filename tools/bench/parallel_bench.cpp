@@ -11,6 +11,7 @@
 #include "bench_json.h"
 #include "cases.h"
 #include "harness.h"
+#include "report.h"
 
 namespace loom_bench {
 namespace {
@@ -137,8 +138,8 @@ int bench_parallel(const ParallelArgs &a, const std::vector<CaseDef> &cases,
                    const RunInfo &run) {
   std::vector<Row> rows;
   for (const CaseDef &def : cases) rows.push_back(run_case(def, a));
-  fmt::print("loom bench parallel  |  {} threads against 1  |  {}  |  commit {}\n", a.threads,
-             run.date, run.git_commit);
+  fmt::print("loom bench parallel  |  {} threads against 1  |  {}  |  {}\n", a.threads,
+             run.date, short_commit(run));
   fmt::print("{}; load average {} at the start; loom_parallel_threads(4 MiB) = {}\n",
              run.cpu_model, format_load(run.load_start, run.cores),
              loom_parallel_threads(size_t(4) << 20));
