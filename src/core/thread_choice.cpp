@@ -64,8 +64,11 @@ void ThreadChoice::record(Call c, double per_byte) {
       gap_ = kProbeFirst;
     } else {
       gap_ = std::min(2 * gap_, kProbeMax);
-      const double lost = per_byte / median(verdict_ == kSeveral) - 1;  // per call, in calls
-      const double share = lost * (double)probe_calls(verdict_) * kProbeShare;
+      // Per call, in calls.  A probe of several can lose while up to 5%
+      // faster (lost < 0: nothing to pay back), and one of infinite time
+      // over another makes NaN: both count as 0.
+      const double lost = per_byte / median(verdict_ == kSeveral) - 1;
+      const double share = lost > 0 ? lost * (double)probe_calls(verdict_) * kProbeShare : 0;
       next_probe_ = calls_ + std::max<uint64_t>(gap_, (uint64_t)std::min(share, 1e9));
       return;
     }

@@ -179,10 +179,15 @@ TEST(Parallel, ThreadChoiceFollowsTheFasterSide) {
   run(TC::kProbeMax + (TC::kWindow / 2 + 1) * (TC::kProbeFirst + 2));
   EXPECT_EQ(choice.verdict(), TC::kSeveral);
   EXPECT_GE(on_several, 16u);
-  // Equal within 5%: one.
+  // Equal within 5%: one, and several are still probed, backing off: a
+  // probe slightly faster than one but not 5% loses without a cost.
   several = 0.97 * one;
   run(10);
   EXPECT_EQ(choice.verdict(), TC::kOne);
+  run(2000);
+  EXPECT_EQ(choice.verdict(), TC::kOne);
+  EXPECT_GE(on_several, 5u);
+  EXPECT_LE(on_several, 8u);
   // Several 40x slower (a preempted runner): a probe that loses that much
   // waits until it is 1/kProbeShare of the calls since.
   several = 40 * one;
