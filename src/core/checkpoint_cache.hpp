@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "cursor.hpp"
-#include "thread_choice.hpp"
+#include "timed_choice.hpp"
 
 namespace loom {
 
@@ -29,7 +29,7 @@ struct CheckpointSet {
   /// The automatic thread choice for messages of this (type, count), one
   /// per direction ([0] unpack, [1] pack), measured on the program's own
   /// calls (parallel.cpp).  Mutable: a set is shared read-only otherwise.
-  mutable ThreadChoice choice[2];
+  mutable TimedChoice choice[2];
   ~CheckpointSet();
   /// The snapshot at or before stream offset `off`.
   const Cursor &at_or_before(int64_t off) const {

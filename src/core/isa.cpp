@@ -6,6 +6,7 @@
 #include <hwy/targets.h>
 
 #include <atomic>
+#include <memory>
 #include <cstdlib>
 #include <string>
 #include <strings.h>
@@ -48,7 +49,12 @@ const KernelSet &current_kernel_set() {
   return *g_current.load(std::memory_order_acquire);
 }
 
-void select_kernels(Node &n) { current_kernel_set().select(n); }
+void select_kernels(Node &n) {
+  n.pack_alt = n.unpack_alt = nullptr;  // a copied node may carry another shape's
+  n.choice.reset();
+  current_kernel_set().select(n);
+  if (n.pack_alt || n.unpack_alt) n.choice = std::shared_ptr<TimedChoice[]>(new TimedChoice[2]);
+}
 
 }  // namespace loom
 

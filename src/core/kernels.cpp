@@ -167,6 +167,46 @@ inline char *row(char *p, char *s, int64_t n, int64_t st, int64_t b) {
   return s;
 }
 
+// Rows of small blocks a kilobyte or more apart (at most four a page):
+// every block is a line of its own and nearly every one a TLB miss, and
+// which loop shape moves them fastest depends on the machine and on where
+// the lines sit, both ways by 15% to 2x (a 2-core Intel Xeon VM, 8-byte
+// blocks, 16 Ki to 128 Ki of them, 1-8 KiB apart, MB/s):
+//   - packing 16 Ki blocks 2064-4112 bytes apart (their lines in L2), one
+//     block per iteration beat the unrolled row by 1.2-1.5x (NAS MG x:
+//     2217 against 1797), while from memory the unrolled row kept up or
+//     won (4096 apart: 547 against 428);
+//   - unpacking to blocks a power of two apart (1, 2 or 4 KiB: they share
+//     a handful of cache sets) over 128 MiB or more, prefetching 16 blocks
+//     ahead ran 1.4-2.3x faster (3D Face YZ DOUBLE: 1080 against 752),
+//     and 5-18% slower where the lines were spread or in L2.
+// So these are alternatives (Node::pack_alt, unpack_alt) that the
+// program's own calls choose (timed_choice.hpp), not the default.
+//
+// The packing loop reads the row's length and stride from the plan node at
+// every block, by reference: its stores may alias the node, so the
+// compiler reloads both after each one.  That is the loop that measured
+// 1.2-1.5x; the same loop with both in registers ran no faster than the
+// unrolled row.  (Why, the VM's lack of performance counters did not let
+// us see; the alternative is only taken where it measures faster.)
+constexpr int64_t kFarStride = 1024;
+constexpr int64_t kFarAhead = 16;  // blocks prefetched ahead (unpack)
+template <bool Pack, int B>
+inline char *row_far(char *p, char *s, const int64_t &n, const int64_t &st) {
+  int64_t k = 0;
+  if constexpr (Pack) {
+#pragma GCC unroll 1
+    for (; k < n; k++, p += st, s += B) mv_block<true, B>(p, s, B);
+  } else {
+    for (; k + kFarAhead + 4 <= n; k += 4, p += 4 * st, s += 4 * B) {
+      for (int j = 0; j < 4; j++) __builtin_prefetch(p + (kFarAhead + j) * st);
+      for (int j = 0; j < 4; j++) mv_block<false, B>(p + j * st, s + j * B, B);
+    }
+    for (; k < n; k++, p += st, s += B) mv_block<false, B>(p, s, B);
+  }
+  return s;
+}
+
 template <bool Pack>
 char *k_block(const Node &, char *base, char *s, int64_t i0, int64_t i1) {
   mv<Pack>(base + i0, s, i1 - i0);
@@ -249,12 +289,30 @@ char *k_vec_vec_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) 
   return s;
 }
 
+template <bool Pack, int B>
+char *k_vec_blk_far(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  return row_far<Pack, B>(base + i0 * n.stride, s, i1 - i0, n.stride);
+}
+
+template <bool Pack, int B>
+char *k_vec_vec_blk_far(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  const Node &in = *n.child;
+  const int64_t st = n.stride;
+  char *p = base + i0 * st;
+  for (int64_t i = i0; i < i1; i++, p += st) s = row_far<Pack, B>(p, s, in.count, in.stride);
+  return s;
+}
+
 // Transposes (a vector of far-strided columns whose columns sit side by
 // side): column after column touches every row's cache line once per
 // column.  K neighbouring columns together touch it once, while the stream
 // side becomes K sequential streams.  Only for disjoint blocks (the unpack
 // order of overlapping ones would matter).
-template <bool Pack, int B, int K>
+//
+// Through the tile is the unpack's base; straight from the K streams its
+// alternative (Tile = false): the tile won 1.7x on the AMD EPYC VM and lost
+// 15-20% on an Intel Xeon VM (FFT2D's 2 MiB, either way in every run).
+template <bool Pack, int B, int K, bool Tile = true>
 char *k_vec_vec_tile(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const Node &in = *n.child;
   const int64_t st = n.stride, n2 = in.count, st2 = in.stride, span = n2 * B;
@@ -270,9 +328,9 @@ char *k_vec_vec_tile(const Node &n, char *base, char *s, int64_t i0, int64_t i1)
   alignas(64) char tile[Pack ? 1 : K][Pack ? 1 : kTile];
   for (; i + K <= i1; i += K, p += K * st, s += K * span) {
     char *q = p, *t = s;
-    if constexpr (Pack) {
+    if constexpr (Pack || !Tile) {
       for (int64_t j = 0; j < n2; j++, q += st2, t += B)
-        for (int k = 0; k < K; k++) mv<true>(q + k * st, t + k * span, B);
+        for (int k = 0; k < K; k++) mv<Pack>(q + k * st, t + k * span, B);
     } else {
       for (int64_t j = 0; j < n2; j += kRows, t += kRows * B) {
         const int64_t rows = std::min(kRows, n2 - j);
@@ -626,7 +684,7 @@ bool small_stride(const Node &n) {
 // A transpose k_vec_vec_tile serves: K columns fill at most a cache line,
 // blocks disjoint, and a column spans more than L1 holds.
 template <int B, int K>
-bool pick_tile(const Node &n, Kernel *pk, Kernel *uk) {
+bool pick_tile(Node &n, Kernel *pk, Kernel *uk) {
   const Node &in = *n.child;
   const int64_t st = n.stride < 0 ? -n.stride : n.stride,
                 st2 = in.stride < 0 ? -in.stride : in.stride;
@@ -634,13 +692,32 @@ bool pick_tile(const Node &n, Kernel *pk, Kernel *uk) {
       in.count * st2 < (int64_t(32) << 10) || n.count < K)
     return false;
   *pk = k_vec_vec_tile<true, B, K>, *uk = k_vec_vec_tile<false, B, K>;
+  n.unpack_alt = k_vec_vec_tile<false, B, K, false>;
   return true;
 }
 
-bool pick_transpose(const Node &n, Kernel *pk, Kernel *uk) {
+bool pick_transpose(Node &n, Kernel *pk, Kernel *uk) {
   return pick_tile<4, 8>(n, pk, uk) || pick_tile<8, 8>(n, pk, uk) ||
          pick_tile<16, 4>(n, pk, uk);
 }
+
+// The alternatives of a row kernel whose rows are blocks of b bytes
+// `row_stride` apart (row_far).
+template <template <bool, int> class K>
+void pick_far(Node &n, int64_t b, int64_t row_stride) {
+  if (row_stride < kFarStride && row_stride > -kFarStride) return;
+  switch (b) {
+#define LOOM_CASE(N) \
+  case N: n.pack_alt = K<true, N>::f, n.unpack_alt = K<false, N>::f; return;
+    LOOM_CASE(1) LOOM_CASE(2) LOOM_CASE(4) LOOM_CASE(8) LOOM_CASE(12) LOOM_CASE(16)
+#undef LOOM_CASE
+    default: return;
+  }
+}
+template <bool P, int B> struct VecBlkFar { static constexpr Kernel f = k_vec_blk_far<P, B>; };
+template <bool P, int B> struct VecVecBlkFar {
+  static constexpr Kernel f = k_vec_vec_blk_far<P, B>;
+};
 
 }  // namespace
 
@@ -671,11 +748,15 @@ void select_kernels_for_target(Node &n) {
         return;
       }
       if (pick_permute(n)) return;  // a small leaf repeated
-      if (c->kind == Kind::Block) return BySize<VecBlk>::pick(c->count, &n.pack, &n.unpack);
+      if (c->kind == Kind::Block) {
+        pick_far<VecBlkFar>(n, c->count, n.stride);
+        return BySize<VecBlk>::pick(c->count, &n.pack, &n.unpack);
+      }
       // Rows long enough for the vectorised row kernel go through it.
       if (c->kind == Kind::Vec && c->child->kind == Kind::Block &&
           !(small_stride(*c) && c->count >= 16)) {
         if (pick_transpose(n, &n.pack, &n.unpack)) return;
+        pick_far<VecVecBlkFar>(n, c->child->count, c->stride);
         return BySize<VecVecBlk>::pick(c->child->count, &n.pack, &n.unpack);
       }
       if (c->kind == Kind::Vec && c->child->kind == Kind::Vec &&

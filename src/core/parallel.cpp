@@ -8,8 +8,6 @@
 // parts of the receive buffer (MPI forbids receive types that overlap).
 #include <algorithm>
 #include <atomic>
-#include <chrono>
-#include <limits>
 #include <vector>
 
 #include "api_call.hpp"
@@ -39,16 +37,16 @@ int runners(int threads, int64_t total, size_t offset, size_t len) {
 // One call's runners, and the checkpoints they start from.
 //
 // threads == 0 leaves the choice to Loom: where the size would give several
-// runners, the (type, count)'s ThreadChoice picks one or several from the
-// program's own earlier calls, timed (thread_choice.hpp): they pay a
+// runners, the (type, count)'s TimedChoice picks one or several from the
+// program's own earlier calls, timed (timed_choice.hpp): they pay a
 // wake-up and a restore per chunk, and where one core already streams at
 // memory speed, or the data sits in the calling core's cache, or the host
 // takes a runner's core away, several are slower than one.
 struct Choice {
   int runners = 1;
   std::shared_ptr<const loom::CheckpointSet> set;  // when runners > 1, or timed
-  loom::ThreadChoice *timer = nullptr;             // time this call into it
-  loom::ThreadChoice::Call call;
+  loom::TimedChoice *timer = nullptr;             // time this call into it
+  loom::TimedChoice::Call call;
   size_t len = 0;
 };
 
@@ -63,7 +61,7 @@ Choice choose(int threads, loom_type t, int64_t count, int64_t total, size_t off
   c.timer = &c.set->choice[pack];
   c.call = c.timer->plan();
   c.len = len;
-  if (!c.call.several) c.runners = 1;
+  if (!c.call.alt) c.runners = 1;
   return c;
 }
 
@@ -71,16 +69,7 @@ Choice choose(int threads, loom_type t, int64_t count, int64_t total, size_t off
 // the choice.
 template <class F>
 loom_status timed(const Choice &c, F f) {
-  if (!c.timer) return f();
-  const auto t0 = std::chrono::steady_clock::now();
-  const loom_status s = f();
-  const double ns =
-      (double)std::chrono::duration_cast<std::chrono::nanoseconds>(
-          std::chrono::steady_clock::now() - t0).count();
-  // A failed call (out of memory) counts as the slowest.
-  c.timer->record(c.call, s == LOOM_OK ? ns / (double)c.len
-                                       : std::numeric_limits<double>::infinity());
-  return s;
+  return c.timer ? loom::timed(*c.timer, c.call, c.len, f) : f();
 }
 
 // Moves stream bytes [offset, offset + len) on c.runners runners: arguments

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "timed_choice.hpp"
+
 namespace loom {
 
 struct Node;
@@ -38,6 +40,12 @@ struct Node {
   NodeP child;                  // Vec/Idx
   std::vector<NodeP> kids;      // Struct
   Kernel pack = nullptr, unpack = nullptr;
+  /// Alternatives to pack and unpack where which loop shape wins depends
+  /// on the machine (kernels.cpp); a whole-message call of this node as a
+  /// plan's root chooses between them by timing its calls (`choice`, one
+  /// per direction, set exactly when an alternative is).  Null otherwise.
+  Kernel pack_alt = nullptr, unpack_alt = nullptr;
+  std::shared_ptr<TimedChoice[]> choice;
   /// The lane maps of a small-pattern kernel (Vec over a small leaf),
   /// fixed with the kernels; null for other kernels.
   std::shared_ptr<const PermuteTable> permute;

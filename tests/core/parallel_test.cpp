@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "checkpoint_cache.hpp"
-#include "thread_choice.hpp"
+#include "timed_choice.hpp"
 #include "loom.h"
 
 namespace {
@@ -98,14 +98,14 @@ void expect_settled(loom_type v, uint64_t calls) {
   std::shared_ptr<const loom::CheckpointSet> set = loom::checkpoints_for(v, 1);
   ASSERT_TRUE(set);
   for (int dir = 0; dir < 2; ++dir) {
-    const loom::ThreadChoice &c = set->choice[dir];
+    const loom::TimedChoice &c = set->choice[dir];
     EXPECT_EQ(c.calls(), calls) << "direction " << dir;
-    EXPECT_NE(c.verdict(), loom::ThreadChoice::kUndecided) << "direction " << dir;
+    EXPECT_NE(c.verdict(), loom::TimedChoice::kUndecided) << "direction " << dir;
   }
 }
 
 // threads = 0: the calls of a (type, count) and direction are timed into
-// its ThreadChoice, which has a verdict once its trials are done; the bytes
+// its TimedChoice, which has a verdict once its trials are done; the bytes
 // are one thread's throughout, in both directions.
 TEST(Parallel, AutomaticChoiceIsMeasuredThenSettled) {
   if (loom_parallel_threads(size_t(4) << 20) < 2) GTEST_SKIP() << "one hardware thread";
@@ -119,7 +119,7 @@ TEST(Parallel, AutomaticChoiceIsMeasuredThenSettled) {
   ASSERT_EQ(loom_pack(a.data(), 1, v, one.data(), one.size(), &p), LOOM_OK);
   p = 0;
   ASSERT_EQ(loom_unpack(one.data(), one.size(), &p, want.data(), 1, v), LOOM_OK);
-  const int calls = 2 * loom::ThreadChoice::kTrials + 4;
+  const int calls = 2 * loom::TimedChoice::kTrials + 4;
   for (int call = 0; call < calls; ++call) {
     std::memset(two.data(), 0, two.size());
     std::fill(b.begin(), b.end(), -1.0);
@@ -141,8 +141,8 @@ TEST(Parallel, AutomaticChoiceIsMeasuredThenSettled) {
 // takes 5x its time (its buffers are in the other core's cache) and must
 // not count; several after one lose 2% (what the probe of several, one
 // call, pays).
-TEST(Parallel, ThreadChoiceFollowsTheFasterSide) {
-  using TC = loom::ThreadChoice;
+TEST(Parallel, TimedChoiceFollowsTheFasterSide) {
+  using TC = loom::TimedChoice;
   TC choice;
   double several = 1.0, one = 2.0;  // time per byte of each side, warm
   bool last = false;
@@ -151,25 +151,25 @@ TEST(Parallel, ThreadChoiceFollowsTheFasterSide) {
     on_several = 0;
     for (uint64_t i = 0; i < calls; ++i) {
       const TC::Call c = choice.plan();
-      on_several += c.several;
-      const double t = c.several ? several : one;
-      choice.record(c, c.several == last ? t : c.several ? 1.02 * t : 5 * t);
-      last = c.several;
+      on_several += c.alt;
+      const double t = c.alt ? several : one;
+      choice.record(c, c.alt == last ? t : c.alt ? 1.02 * t : 5 * t);
+      last = c.alt;
     }
   };
   run(2 * TC::kTrials);
   EXPECT_EQ(on_several, TC::kTrials);  // the trials alternate pairs
-  EXPECT_EQ(choice.verdict(), TC::kSeveral);
+  EXPECT_EQ(choice.verdict(), TC::kAlt);
   // Stable: probes at 16, 32, ... calls apart up to kProbeMax.
   run(20000);
-  EXPECT_EQ(choice.verdict(), TC::kSeveral);
+  EXPECT_EQ(choice.verdict(), TC::kAlt);
   EXPECT_GE(on_several, 20000u - 60u);
   EXPECT_LE(choice.probes(), 7u + 20000u / TC::kProbeMax + 1);
   // Several turn 1.5x slower than one: a majority of their window of
   // samples switches.
   several = 3.0;
   run(TC::kWindow / 2 + 1);
-  EXPECT_EQ(choice.verdict(), TC::kOne);
+  EXPECT_EQ(choice.verdict(), TC::kBase);
   run(1000);
   EXPECT_LE(on_several, 20u);  // probes only
   // Several turn faster again: the next probe (the gap has grown to at
@@ -177,15 +177,15 @@ TEST(Parallel, ThreadChoiceFollowsTheFasterSide) {
   // until a majority of the window is fast.
   several = 1.0;
   run(TC::kProbeMax + (TC::kWindow / 2 + 1) * (TC::kProbeFirst + 2));
-  EXPECT_EQ(choice.verdict(), TC::kSeveral);
+  EXPECT_EQ(choice.verdict(), TC::kAlt);
   EXPECT_GE(on_several, 16u);
   // Equal within 5%: one, and several are still probed, backing off: a
   // probe slightly faster than one but not 5% loses without a cost.
   several = 0.97 * one;
   run(10);
-  EXPECT_EQ(choice.verdict(), TC::kOne);
+  EXPECT_EQ(choice.verdict(), TC::kBase);
   run(2000);
-  EXPECT_EQ(choice.verdict(), TC::kOne);
+  EXPECT_EQ(choice.verdict(), TC::kBase);
   EXPECT_GE(on_several, 5u);
   EXPECT_LE(on_several, 8u);
   // Several 40x slower (a preempted runner): a probe that loses that much
@@ -197,9 +197,9 @@ TEST(Parallel, ThreadChoiceFollowsTheFasterSide) {
   TC failing;
   for (uint32_t i = 0; i < 2 * TC::kTrials; ++i) {
     const TC::Call c = failing.plan();
-    failing.record(c, c.several ? std::numeric_limits<double>::infinity() : 1.0);
+    failing.record(c, c.alt ? std::numeric_limits<double>::infinity() : 1.0);
   }
-  EXPECT_EQ(failing.verdict(), TC::kOne);
+  EXPECT_EQ(failing.verdict(), TC::kBase);
 }
 
 // A type freed while cached stays alive in the cache (its reference), so

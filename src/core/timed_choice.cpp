@@ -1,42 +1,42 @@
-// The automatic thread choice: see thread_choice.hpp.
-#include "thread_choice.hpp"
+// A timed choice between two ways of moving a message: see timed_choice.hpp.
+#include "timed_choice.hpp"
 
 #include <algorithm>
 
 namespace loom {
 
-ThreadChoice::Call ThreadChoice::plan() {
+TimedChoice::Call TimedChoice::plan() {
   std::lock_guard<std::mutex> g(mu_);
   const uint64_t k = calls_++;
   Call c;
-  if (k < 2 * kTrials) {  // pairs: several, several, one, one, ...
-    c.several = k / 2 % 2 == 0;
+  if (k < 2 * kTrials) {  // pairs: alt, alt, base, base, ...
+    c.alt = k / 2 % 2 == 0;
   } else if (verdict_ == kUndecided) {  // other callers' trials still run
-    c.several = false;
+    c.alt = false;
   } else {
-    c.several = verdict_ == kSeveral;
+    c.alt = verdict_ == kAlt;
     if (probe_left_ == 0 && k >= next_probe_) {
       probe_left_ = probe_calls(verdict_);
       ++probes_;
       next_probe_ = UINT64_MAX;  // one probe at a time: record() sets the next
     }
     if (probe_left_ > 0) {
-      c.several = !c.several;
+      c.alt = !c.alt;
       c.probe = --probe_left_ == 0;  // the probe's second call is its sample
     }
   }
-  c.warm = k > 0 && c.several != last_several_;
-  last_several_ = c.several;
+  c.warm = k > 0 && c.alt != last_alt_;
+  last_alt_ = c.alt;
   return c;
 }
 
-uint32_t ThreadChoice::probe_calls(Verdict v) { return v == kSeveral ? 2 : 1; }
+uint32_t TimedChoice::probe_calls(Verdict v) { return v == kAlt ? 2 : 1; }
 
-ThreadChoice::Verdict ThreadChoice::faster(double several, double one) {
-  return several <= 0.95 * one ? kSeveral : kOne;
+TimedChoice::Verdict TimedChoice::faster(double alt, double base) {
+  return alt <= 0.95 * base ? kAlt : kBase;
 }
 
-double ThreadChoice::median(int side) const {
+double TimedChoice::median(int side) const {
   double v[kWindow];
   const size_t n = (size_t)std::min<uint64_t>(samples_[side], kWindow);
   std::copy(window_[side], window_[side] + n, v);
@@ -44,10 +44,10 @@ double ThreadChoice::median(int side) const {
   return v[n / 2];
 }
 
-void ThreadChoice::record(Call c, double per_byte) {
+void TimedChoice::record(Call c, double per_byte) {
   std::lock_guard<std::mutex> g(mu_);
   if (c.warm && !c.probe) return;
-  const int side = c.several;
+  const int side = c.alt;
   window_[side][samples_[side]++ % kWindow] = per_byte;
   if (samples_[0] < kTrials / 2 || samples_[1] < kTrials / 2) return;
   const Verdict was = verdict_;
@@ -59,15 +59,15 @@ void ThreadChoice::record(Call c, double per_byte) {
     // majority of the other side's window to change the verdict); one
     // that lost waits twice as long as the last, and long enough that
     // what it lost is at most 1/kProbeShare of the calls until the next.
-    const Verdict alone = c.several ? faster(per_byte, median(0)) : faster(median(1), per_byte);
+    const Verdict alone = c.alt ? faster(per_byte, median(0)) : faster(median(1), per_byte);
     if (alone != verdict_) {
       gap_ = kProbeFirst;
     } else {
       gap_ = std::min(2 * gap_, kProbeMax);
-      // Per call, in calls.  A probe of several can lose while up to 5%
+      // Per call, in calls.  A probe of the alternative can lose while up to 5%
       // faster (lost < 0: nothing to pay back), and one of infinite time
       // over another makes NaN: both count as 0.
-      const double lost = per_byte / median(verdict_ == kSeveral) - 1;
+      const double lost = per_byte / median(verdict_ == kAlt) - 1;
       const double share = lost > 0 ? lost * (double)probe_calls(verdict_) * kProbeShare : 0;
       next_probe_ = calls_ + std::max<uint64_t>(gap_, (uint64_t)std::min(share, 1e9));
       return;
@@ -78,17 +78,17 @@ void ThreadChoice::record(Call c, double per_byte) {
   next_probe_ = calls_ + gap_;
 }
 
-ThreadChoice::Verdict ThreadChoice::verdict() const {
+TimedChoice::Verdict TimedChoice::verdict() const {
   std::lock_guard<std::mutex> g(mu_);
   return verdict_;
 }
 
-uint64_t ThreadChoice::calls() const {
+uint64_t TimedChoice::calls() const {
   std::lock_guard<std::mutex> g(mu_);
   return calls_;
 }
 
-uint64_t ThreadChoice::probes() const {
+uint64_t TimedChoice::probes() const {
   std::lock_guard<std::mutex> g(mu_);
   return probes_;
 }

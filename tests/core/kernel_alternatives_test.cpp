@@ -1,0 +1,177 @@
+// The alternative kernels (Node::pack_alt, unpack_alt: kernels.cpp's
+// far-strided rows and the transpose's untiled unpack) against the
+// reference interpreter, with guard bytes around every buffer and a
+// pattern in every gap: each called directly on the plan root next to its
+// base, and through loom_pack/loom_unpack, whose timed choice runs the
+// alternative on its first calls and the base on the next.  The core.isa
+// runs repeat this under every instruction set.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "guarded.hpp"
+#include "loom_handle.hpp"
+#include "plan.hpp"
+#include "run_seed.hpp"
+#include "type.hpp"
+#include "type_spec.hpp"
+
+namespace {
+
+using namespace loomtest;
+
+struct Case {
+  TypeSpecPtr spec;
+  bool far;  // row alternatives for both directions; else a transpose's unpack
+};
+
+std::string plan_of(loom_type t) {
+  char buf[256];
+  loom_type_plan_string(t, 1, buf, sizeof buf);
+  return buf;
+}
+
+// "" when every kernel of the root, and loom_pack/loom_unpack over the
+// timed choice's trials, give the reference's bytes.
+std::string check(const Case &c, uint64_t seed, bool through_api) {
+  Type t = committed(c.spec);
+  if (!t) return "commit failed";
+  const loom::Node &root = *loom::plan_for(t.get(), 1).node;
+  const std::string plan = plan_of(t.get());
+  if (c.far ? !root.pack_alt || !root.unpack_alt : !root.unpack_alt)
+    return "no alternative kernel chosen for " + plan;
+  if (!root.choice) return "alternatives without a timed choice: " + plan;
+
+  const Layout l = reference_layout(*c.spec);
+  int64_t lo, hi;
+  reference_span(l, 1, &lo, &hi);
+  const size_t span = (size_t)(hi - lo), n = (size_t)loom_type_size(t.get());
+  Guarded user(span, seed % 64);
+  user.fill(seed);
+  unsigned char *origin = user.data() - lo;
+  const std::vector<unsigned char> packed = reference_pack(l, 1, origin);
+  // The unpack's expected buffer: the gaps keep their pattern.  One
+  // destination serves every unpack, reset to the pattern before each.
+  Guarded dst(span, seed % 64);
+  dst.fill(seed + 1);
+  const std::vector<unsigned char> pattern = dst.contents();
+  std::vector<unsigned char> unpacked = pattern;
+  reference_unpack(l, 1, packed.data(), unpacked.data() - lo);
+
+  auto check_pack = [&](auto run, const char *what) -> std::string {
+    Guarded out(n, seed % 61);
+    run(out.data());
+    if (std::string e = out.guard_error(); !e.empty()) return std::string(what) + ": " + e;
+    if (out.contents() != packed) return std::string(what) + " differs from the reference";
+    return "";
+  };
+  auto check_unpack = [&](auto run, const char *what) -> std::string {
+    std::copy(pattern.begin(), pattern.end(), dst.data());
+    run(dst.data() - lo);
+    if (std::string e = dst.guard_error(); !e.empty()) return std::string(what) + ": " + e;
+    if (dst.contents() != unpacked) return std::string(what) + " differs from the reference";
+    return "";
+  };
+  char *src = reinterpret_cast<char *>(origin) + root.off;
+  char *stream = reinterpret_cast<char *>(const_cast<unsigned char *>(packed.data()));
+  for (const auto &[k, what] : {std::pair{root.pack, "base pack"}, {root.pack_alt, "alt pack"}}) {
+    if (!k) continue;
+    std::string e = check_pack([&](unsigned char *o) {
+      k(root, src, reinterpret_cast<char *>(o), 0, root.count);
+    }, what);
+    if (!e.empty()) return e + " (" + plan + ")";
+  }
+  for (const auto &[k, what] :
+       {std::pair{root.unpack, "base unpack"}, {root.unpack_alt, "alt unpack"}}) {
+    if (!k) continue;
+    std::string e = check_unpack([&](unsigned char *o) {
+      k(root, reinterpret_cast<char *>(o) + root.off, stream, 0, root.count);
+    }, what);
+    if (!e.empty()) return e + " (" + plan + ")";
+  }
+  if (!through_api) return "";
+  // The trials alternate pairs, alternative first: both kernels run.
+  for (uint32_t call = 0; call < 2 * loom::TimedChoice::kTrials + 4; ++call) {
+    std::string e = check_pack([&](unsigned char *o) {
+      size_t pos = 0;
+      if (loom_pack(origin, 1, t.get(), o, n, &pos) != LOOM_OK || pos != n) ADD_FAILURE();
+    }, "loom_pack");
+    if (e.empty()) {
+      e = check_unpack([&](unsigned char *o) {
+        size_t pos = 0;
+        if (loom_unpack(packed.data(), n, &pos, o, 1, t.get()) != LOOM_OK || pos != n)
+          ADD_FAILURE();
+      }, "loom_unpack");
+    }
+    if (!e.empty()) return e + " on call " + std::to_string(call) + " (" + plan + ")";
+  }
+  return "";
+}
+
+TypeSpecPtr element(int64_t bytes) {
+  switch (bytes) {
+    case 1: return prim(LOOM_BYTE);
+    case 2: return prim(LOOM_SHORT);
+    case 4: return prim(LOOM_FLOAT);
+    case 8: return prim(LOOM_DOUBLE);
+    case 12: return contig(3, prim(LOOM_FLOAT));
+    default: return contig(2, prim(LOOM_DOUBLE));
+  }
+}
+
+}  // namespace
+
+// Rows of 1- to 16-byte blocks 1 KiB or more apart, one or two levels,
+// strides powers of two or not, rows of a few blocks to thousands (the
+// prefetching unpack's tail and body), some through the API at the sizes
+// the timed choice starts at (64 KiB).
+TEST(Kernels, FarStridedAlternativesGiveTheReferenceBytes) {
+  const uint64_t seed = run_seed("Kernels.FarStridedAlternativesGiveTheReferenceBytes");
+  std::mt19937_64 rng(seed);
+  auto uni = [&](int64_t a, int64_t b) { return std::uniform_int_distribution<int64_t>(a, b)(rng); };
+  static const int64_t kSizes[] = {1, 2, 4, 8, 12, 16};
+  for (int i = 0; i < 40; ++i) {
+    // Through loom_pack/loom_unpack: 64 KiB of 16-byte blocks at most
+    // 1.5 KiB apart (buffers of at most 6 MiB).
+    const bool big = i % 8 == 0;
+    const int64_t b = big ? 16 : kSizes[uni(0, 5)];
+    const int64_t stride = uni(0, 1) ? int64_t(1024) << (big ? 0 : uni(0, 2))
+                                     : uni(1024, big ? 1536 : 5000);
+    TypeSpecPtr spec;
+    if (uni(0, 1)) {
+      const int64_t rows = big ? (int64_t(64) << 10) / b + uni(0, 40) : uni(2, 300);
+      spec = hvector(rows, 1, stride, element(b));
+    } else {
+      const int64_t n2 = uni(1, 40), n1 = big ? (int64_t(64) << 10) / (n2 * b) + 1 : uni(2, 12);
+      spec = hvector(n1, 1, n2 * stride + 8 * uni(1, 4), hvector(n2, 1, stride, element(b)));
+    }
+    const std::string e = check({spec, true}, seed + (uint64_t)i, big);
+    EXPECT_EQ(e, "") << "case " << i << " of seed " << seed << ": " << describe(*spec);
+  }
+}
+
+// The transposes of Kernels.Transposes that take the tiled kernel: its
+// unpack straight from the streams is the alternative.
+TEST(Kernels, TransposeAlternativeGivesTheReferenceBytes) {
+  auto column = [](int64_t rows, int64_t stride, int64_t elem, TypeSpecPtr e) {
+    return resized(vector(rows, 1, stride, e), 0, elem);
+  };
+  const TypeSpecPtr dbl = prim(LOOM_DOUBLE), flt = prim(LOOM_FLOAT), cplx = contig(2, dbl);
+  const TypeSpecPtr cases[] = {
+      contig(64, column(64, 512, 16, cplx)),           // FFT2D's shape
+      contig(37, column(100, 1000, 4, flt)),           // K = 8, remainder 5
+      contig(19, column(80, 600, 8, dbl)),             // K = 8, remainder 3
+      hvector(21, 1, -8, column(70, 700, 8, dbl)),     // negative column step
+      hvector(9, 1, 32, column(50, -1200, 16, cplx)),  // gaps, rows upward
+      contig(512, column(256, 512, 16, cplx)),         // FFT2D at 2 MiB: the API
+  };
+  uint64_t seed = 0x7A12;
+  for (const TypeSpecPtr &c : cases) {
+    const bool big = c == cases[5];
+    const std::string e = check({c, false}, seed++, big);
+    EXPECT_EQ(e, "") << describe(*c);
+  }
+}
