@@ -167,8 +167,8 @@ inline char *row(char *p, char *s, int64_t n, int64_t st, int64_t b) {
   return s;
 }
 
-// Rows of small blocks a kilobyte or more apart (at most four a page):
-// every block is a line of its own and nearly every one a TLB miss, and
+// Rows of blocks of up to a line a kilobyte or more apart (at most four a
+// page): every block is a line of its own and nearly every one a TLB miss, and
 // which loop shape moves them fastest depends on the machine and on where
 // the lines sit, both ways by 15% to 2x (a 2-core Intel Xeon VM, 8-byte
 // blocks, 16 Ki to 128 Ki of them, 1-8 KiB apart, MB/s):
@@ -702,7 +702,7 @@ bool pick_transpose(Node &n, Kernel *pk, Kernel *uk) {
 }
 
 // The alternatives of a row kernel whose rows are blocks of b bytes
-// `row_stride` apart (row_far).
+// `row_stride` apart (row_far), for the fixed block sizes up to a line.
 template <template <bool, int> class K>
 void pick_far(Node &n, int64_t b, int64_t row_stride) {
   if (row_stride < kFarStride && row_stride > -kFarStride) return;
@@ -710,6 +710,7 @@ void pick_far(Node &n, int64_t b, int64_t row_stride) {
 #define LOOM_CASE(N) \
   case N: n.pack_alt = K<true, N>::f, n.unpack_alt = K<false, N>::f; return;
     LOOM_CASE(1) LOOM_CASE(2) LOOM_CASE(4) LOOM_CASE(8) LOOM_CASE(12) LOOM_CASE(16)
+    LOOM_CASE(24) LOOM_CASE(32) LOOM_CASE(64)
 #undef LOOM_CASE
     default: return;
   }

@@ -8,8 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "guarded.hpp"
@@ -118,13 +120,13 @@ TypeSpecPtr element(int64_t bytes) {
     case 4: return prim(LOOM_FLOAT);
     case 8: return prim(LOOM_DOUBLE);
     case 12: return contig(3, prim(LOOM_FLOAT));
-    default: return contig(2, prim(LOOM_DOUBLE));
+    default: return contig(bytes / 8, prim(LOOM_DOUBLE));  // 16, 24, 32, 64
   }
 }
 
 }  // namespace
 
-// Rows of 1- to 16-byte blocks 1 KiB or more apart, one or two levels,
+// Rows of 1- to 64-byte blocks 1 KiB or more apart, one or two levels,
 // strides powers of two or not, rows of a few blocks to thousands (the
 // prefetching unpack's tail and body), some through the API at the sizes
 // the timed choice starts at (64 KiB).
@@ -132,12 +134,12 @@ TEST(Kernels, FarStridedAlternativesGiveTheReferenceBytes) {
   const uint64_t seed = run_seed("Kernels.FarStridedAlternativesGiveTheReferenceBytes");
   std::mt19937_64 rng(seed);
   auto uni = [&](int64_t a, int64_t b) { return std::uniform_int_distribution<int64_t>(a, b)(rng); };
-  static const int64_t kSizes[] = {1, 2, 4, 8, 12, 16};
+  static const int64_t kSizes[] = {1, 2, 4, 8, 12, 16, 24, 32, 64};
   for (int i = 0; i < 40; ++i) {
     // Through loom_pack/loom_unpack: 64 KiB of 16-byte blocks at most
     // 1.5 KiB apart (buffers of at most 6 MiB).
     const bool big = i % 8 == 0;
-    const int64_t b = big ? 16 : kSizes[uni(0, 5)];
+    const int64_t b = big ? 16 : kSizes[uni(0, 8)];
     const int64_t stride = uni(0, 1) ? int64_t(1024) << (big ? 0 : uni(0, 2))
                                      : uni(1024, big ? 1536 : 5000);
     TypeSpecPtr spec;
@@ -174,4 +176,41 @@ TEST(Kernels, TransposeAlternativeGivesTheReferenceBytes) {
     const std::string e = check({c, false}, seed++, big);
     EXPECT_EQ(e, "") << describe(*c);
   }
+}
+
+// Threads packing and unpacking the same type at once share its root's
+// timed choice: every call still gives the reference bytes.
+TEST(Kernels, AlternativesUnderConcurrentCalls) {
+  const TypeSpecPtr spec = hvector(4200, 1, 1040, contig(2, prim(LOOM_DOUBLE)));
+  Type t = committed(spec);
+  ASSERT_TRUE(t);
+  ASSERT_TRUE(loom::plan_for(t.get(), 1).node->pack_alt);
+  const Layout l = reference_layout(*spec);
+  int64_t lo, hi;
+  reference_span(l, 1, &lo, &hi);
+  const size_t span = (size_t)(hi - lo), n = (size_t)loom_type_size(t.get());
+  std::vector<unsigned char> user(span);
+  for (size_t i = 0; i < span; ++i) user[i] = (unsigned char)(i * 131 >> 3);
+  const std::vector<unsigned char> packed = reference_pack(l, 1, user.data() - lo);
+  std::vector<std::thread> threads;
+  std::atomic<int> bad{0};
+  for (int k = 0; k < 4; ++k) {
+    threads.emplace_back([&] {
+      std::vector<unsigned char> out(n), back(span, 0);
+      for (int call = 0; call < 40; ++call) {
+        size_t pos = 0;
+        if (loom_pack(user.data() - lo, 1, t.get(), out.data(), n, &pos) != LOOM_OK ||
+            out != packed)
+          ++bad;
+        pos = 0;
+        std::fill(back.begin(), back.end(), 0);
+        if (loom_unpack(packed.data(), n, &pos, back.data() - lo, 1, t.get()) != LOOM_OK)
+          ++bad;
+        std::vector<unsigned char> again = reference_pack(l, 1, back.data() - lo);
+        if (again != packed) ++bad;
+      }
+    });
+  }
+  for (std::thread &th : threads) th.join();
+  EXPECT_EQ(bad.load(), 0);
 }
