@@ -168,42 +168,41 @@ inline char *row(char *p, char *s, int64_t n, int64_t st, int64_t b) {
 }
 
 // Rows of blocks of up to a line a kilobyte or more apart (at most four a
-// page): every block is a line of its own and nearly every one a TLB miss, and
-// which loop shape moves them fastest depends on the machine and on where
-// the lines sit, both ways by 15% to 2x (a 2-core Intel Xeon VM, 8-byte
-// blocks, 16 Ki to 128 Ki of them, 1-8 KiB apart, MB/s):
-//   - packing 16 Ki blocks 2064-4112 bytes apart (their lines in L2), one
-//     block per iteration beat the unrolled row by 1.2-1.5x (NAS MG x:
-//     2217 against 1797), while from memory the unrolled row kept up or
-//     won (4096 apart: 547 against 428);
-//   - unpacking to blocks a power of two apart (1, 2 or 4 KiB: they share
-//     a handful of cache sets) over 128 MiB or more, prefetching 16 blocks
-//     ahead ran 1.4-2.3x faster (3D Face YZ DOUBLE: 1080 against 752),
-//     and 5-18% slower where the lines were spread or in L2.
+// page): every block is a line of its own and nearly every one a TLB miss,
+// and which loop shape moves them fastest depends on the machine and on
+// where the lines sit, both ways by 15% to 2x (a 2-core Intel Xeon VM,
+// 8-byte blocks, 16 Ki to 128 Ki of them, 1-8 KiB apart, MB/s):
+//   - one block per iteration against the unrolled row: packing 16 Ki
+//     blocks 2064-4112 bytes apart (their lines in L2), 1.2-1.5x faster
+//     (NAS MG x: 2217 against 1797), and unpacking them 0-7%; from memory
+//     no better packing (4096 apart: 428 against 547);
+//   - unpacking to blocks a multiple of 1 KiB apart (they fall into at
+//     most 4 of the L1's 64 sets, and few of L2's) over 128 MiB or more,
+//     prefetching 16 blocks ahead ran 1.4-2.3x faster (3D Face YZ DOUBLE:
+//     1080 against 744), and 5-18% slower at the other strides, where one
+//     block per iteration is the unpack's alternative.
 // So these are alternatives (Node::pack_alt, unpack_alt) that the
 // program's own calls choose (timed_choice.hpp), not the default.
 //
-// The packing loop reads the row's length and stride from the plan node at
-// every block, by reference: its stores may alias the node, so the
+// The one-block loop reads the row's length and stride from the plan node
+// at every block, by reference: its stores may alias the node, so the
 // compiler reloads both after each one.  That is the loop that measured
 // 1.2-1.5x; the same loop with both in registers ran no faster than the
 // unrolled row.  (Why, the VM's lack of performance counters did not let
 // us see; the alternative is only taken where it measures faster.)
 constexpr int64_t kFarStride = 1024;
 constexpr int64_t kFarAhead = 16;  // blocks prefetched ahead (unpack)
-template <bool Pack, int B>
+template <bool Pack, int B, bool Prefetch>
 inline char *row_far(char *p, char *s, const int64_t &n, const int64_t &st) {
   int64_t k = 0;
-  if constexpr (Pack) {
-#pragma GCC unroll 1
-    for (; k < n; k++, p += st, s += B) mv_block<true, B>(p, s, B);
-  } else {
+  if constexpr (Prefetch && !Pack) {
     for (; k + kFarAhead + 4 <= n; k += 4, p += 4 * st, s += 4 * B) {
       for (int j = 0; j < 4; j++) __builtin_prefetch(p + (kFarAhead + j) * st);
       for (int j = 0; j < 4; j++) mv_block<false, B>(p + j * st, s + j * B, B);
     }
-    for (; k < n; k++, p += st, s += B) mv_block<false, B>(p, s, B);
   }
+#pragma GCC unroll 1
+  for (; k < n; k++, p += st, s += B) mv_block<Pack, B>(p, s, B);
   return s;
 }
 
@@ -289,17 +288,18 @@ char *k_vec_vec_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) 
   return s;
 }
 
-template <bool Pack, int B>
+template <bool Pack, int B, bool Prefetch>
 char *k_vec_blk_far(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
-  return row_far<Pack, B>(base + i0 * n.stride, s, i1 - i0, n.stride);
+  return row_far<Pack, B, Prefetch>(base + i0 * n.stride, s, i1 - i0, n.stride);
 }
 
-template <bool Pack, int B>
+template <bool Pack, int B, bool Prefetch>
 char *k_vec_vec_blk_far(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const Node &in = *n.child;
   const int64_t st = n.stride;
   char *p = base + i0 * st;
-  for (int64_t i = i0; i < i1; i++, p += st) s = row_far<Pack, B>(p, s, in.count, in.stride);
+  for (int64_t i = i0; i < i1; i++, p += st)
+    s = row_far<Pack, B, Prefetch>(p, s, in.count, in.stride);
   return s;
 }
 
@@ -703,21 +703,27 @@ bool pick_transpose(Node &n, Kernel *pk, Kernel *uk) {
 
 // The alternatives of a row kernel whose rows are blocks of b bytes
 // `row_stride` apart (row_far), for the fixed block sizes up to a line.
-template <template <bool, int> class K>
+template <template <bool, int, bool> class K>
 void pick_far(Node &n, int64_t b, int64_t row_stride) {
   if (row_stride < kFarStride && row_stride > -kFarStride) return;
+  const bool few_sets = row_stride % kFarStride == 0;
   switch (b) {
-#define LOOM_CASE(N) \
-  case N: n.pack_alt = K<true, N>::f, n.unpack_alt = K<false, N>::f; return;
+#define LOOM_CASE(N)                                                            \
+  case N:                                                                       \
+    n.pack_alt = K<true, N, false>::f;                                          \
+    n.unpack_alt = few_sets ? K<false, N, true>::f : K<false, N, false>::f;     \
+    return;
     LOOM_CASE(1) LOOM_CASE(2) LOOM_CASE(4) LOOM_CASE(8) LOOM_CASE(12) LOOM_CASE(16)
     LOOM_CASE(24) LOOM_CASE(32) LOOM_CASE(64)
 #undef LOOM_CASE
     default: return;
   }
 }
-template <bool P, int B> struct VecBlkFar { static constexpr Kernel f = k_vec_blk_far<P, B>; };
-template <bool P, int B> struct VecVecBlkFar {
-  static constexpr Kernel f = k_vec_vec_blk_far<P, B>;
+template <bool P, int B, bool F> struct VecBlkFar {
+  static constexpr Kernel f = k_vec_blk_far<P, B, F>;
+};
+template <bool P, int B, bool F> struct VecVecBlkFar {
+  static constexpr Kernel f = k_vec_vec_blk_far<P, B, F>;
 };
 
 }  // namespace
