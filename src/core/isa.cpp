@@ -6,8 +6,8 @@
 #include <hwy/targets.h>
 
 #include <atomic>
-#include <memory>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <strings.h>
 
@@ -50,8 +50,6 @@ const KernelSet &current_kernel_set() {
 }
 
 void select_kernels(Node &n) {
-  n.pack_alt = n.unpack_alt = nullptr;  // a copied node may carry another shape's
-  n.choice.reset();
   current_kernel_set().select(n);
   if (n.pack_alt || n.unpack_alt) n.choice = std::shared_ptr<TimedChoice[]>(new TimedChoice[2]);
 }

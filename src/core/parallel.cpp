@@ -45,7 +45,7 @@ int runners(int threads, int64_t total, size_t offset, size_t len) {
 struct Choice {
   int runners = 1;
   std::shared_ptr<const loom::CheckpointSet> set;  // when runners > 1, or timed
-  loom::TimedChoice *timer = nullptr;             // time this call into it
+  loom::TimedChoice *timer = nullptr;              // time this call into it
   loom::TimedChoice::Call call;
   size_t len = 0;
 };
