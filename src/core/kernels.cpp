@@ -179,23 +179,36 @@ inline char *row(char *p, char *s, int64_t n, int64_t st, int64_t b) {
 //   - unpacking to blocks a multiple of 1 KiB apart (they fall into at
 //     most 4 of the L1's 64 sets, and few of L2's) over 128 MiB or more,
 //     prefetching 16 blocks ahead ran 1.4-2.3x faster (3D Face YZ DOUBLE:
-//     1080 against 744), and 5-18% slower at the other strides, where one
-//     block per iteration is the unpack's alternative.
+//     1080 against 744), and 5-18% slower at the other strides;
+//   - unpacking at the other strides, each block's address computed from
+//     its indices and the strides (as `u[i * st1 + k * st2] = *s++`) ran
+//     5-10% faster than the row (NAS MG x: 1829 against 1683, as fast as
+//     a hand-written unpack) and 3-7% faster than one block per
+//     iteration; packing, it was no faster than one block per iteration.
 // So these are alternatives (Node::pack_alt, unpack_alt) that the
 // program's own calls choose (timed_choice.hpp), not the default.
 //
-// The one-block loop reads the row's length and stride from the plan node
-// at every block, by reference: its stores may alias the node, so the
-// compiler reloads both after each one.  That is the loop that measured
-// 1.2-1.5x; the same loop with both in registers ran no faster than the
-// unrolled row.  (Why, the VM's lack of performance counters did not let
-// us see; the alternative is only taken where it measures faster.)
+// The alternatives read the row's length and strides from the plan node
+// at every block, by reference: their stores may alias the node, so the
+// compiler reloads them after each one.  Those are the loops that
+// measured faster; the same loops with the strides in registers ran no
+// faster than the unrolled row.  (Why, the VM's lack of performance
+// counters did not let us see; an alternative is only taken where it
+// measures faster.)
 constexpr int64_t kFarStride = 1024;
 constexpr int64_t kFarAhead = 16;  // blocks prefetched ahead (unpack)
-template <bool Pack, int B, bool Prefetch>
+// The loop shapes of far-strided rows: one block per iteration (the
+// pointer moved by the stride), the same with prefetch (unpack), or each
+// block's address from its indices (unpack).
+enum class Far { Step, Prefetch, Index };
+template <bool Pack, int B, Far F>
 inline char *row_far(char *p, char *s, const int64_t &n, const int64_t &st) {
   int64_t k = 0;
-  if constexpr (Prefetch && !Pack) {
+  if constexpr (F == Far::Index) {
+    for (; k < n; k++, s += B) mv_block<Pack, B>(p + k * st, s, B);
+    return s;
+  }
+  if constexpr (F == Far::Prefetch && !Pack) {
     for (; k + kFarAhead + 4 <= n; k += 4, p += 4 * st, s += 4 * B) {
       for (int j = 0; j < 4; j++) __builtin_prefetch(p + (kFarAhead + j) * st);
       for (int j = 0; j < 4; j++) mv_block<false, B>(p + j * st, s + j * B, B);
@@ -288,18 +301,23 @@ char *k_vec_vec_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) 
   return s;
 }
 
-template <bool Pack, int B, bool Prefetch>
+template <bool Pack, int B, Far F>
 char *k_vec_blk_far(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
-  return row_far<Pack, B, Prefetch>(base + i0 * n.stride, s, i1 - i0, n.stride);
+  return row_far<Pack, B, F>(base + i0 * n.stride, s, i1 - i0, n.stride);
 }
 
-template <bool Pack, int B, bool Prefetch>
+template <bool Pack, int B, Far F>
 char *k_vec_vec_blk_far(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const Node &in = *n.child;
+  if constexpr (F == Far::Index) {  // the row's start from i too: 4% faster
+    for (int64_t i = i0; i < i1; i++)
+      for (int64_t k = 0; k < in.count; k++, s += B)
+        mv_block<Pack, B>(base + i * n.stride + k * in.stride, s, B);
+    return s;
+  }
   const int64_t st = n.stride;
   char *p = base + i0 * st;
-  for (int64_t i = i0; i < i1; i++, p += st)
-    s = row_far<Pack, B, Prefetch>(p, s, in.count, in.stride);
+  for (int64_t i = i0; i < i1; i++, p += st) s = row_far<Pack, B, F>(p, s, in.count, in.stride);
   return s;
 }
 
@@ -703,15 +721,15 @@ bool pick_transpose(Node &n, Kernel *pk, Kernel *uk) {
 
 // The alternatives of a row kernel whose rows are blocks of b bytes
 // `row_stride` apart (row_far), for the fixed block sizes up to a line.
-template <template <bool, int, bool> class K>
+template <template <bool, int, Far> class K>
 void pick_far(Node &n, int64_t b, int64_t row_stride) {
   if (row_stride < kFarStride && row_stride > -kFarStride) return;
   const bool few_sets = row_stride % kFarStride == 0;
   switch (b) {
-#define LOOM_CASE(N)                                                            \
-  case N:                                                                       \
-    n.pack_alt = K<true, N, false>::f;                                          \
-    n.unpack_alt = few_sets ? K<false, N, true>::f : K<false, N, false>::f;     \
+#define LOOM_CASE(N)                                                                      \
+  case N:                                                                                 \
+    n.pack_alt = K<true, N, Far::Step>::f;                                                \
+    n.unpack_alt = few_sets ? K<false, N, Far::Prefetch>::f : K<false, N, Far::Index>::f; \
     return;
     LOOM_CASE(1) LOOM_CASE(2) LOOM_CASE(4) LOOM_CASE(8) LOOM_CASE(12) LOOM_CASE(16)
     LOOM_CASE(24) LOOM_CASE(32) LOOM_CASE(64)
@@ -719,10 +737,10 @@ void pick_far(Node &n, int64_t b, int64_t row_stride) {
     default: return;
   }
 }
-template <bool P, int B, bool F> struct VecBlkFar {
+template <bool P, int B, Far F> struct VecBlkFar {
   static constexpr Kernel f = k_vec_blk_far<P, B, F>;
 };
-template <bool P, int B, bool F> struct VecVecBlkFar {
+template <bool P, int B, Far F> struct VecVecBlkFar {
   static constexpr Kernel f = k_vec_vec_blk_far<P, B, F>;
 };
 
