@@ -597,6 +597,83 @@ char *k_idx_permute(const Node &n, char *base, char *s, int64_t i0, int64_t i1) 
 }
 #endif
 
+#ifdef LOOM_HAVE_PERMUTE
+// A pattern in pieces (ChunkTable), an instance a step: each piece a masked
+// load, a permute and a masked store, as the one-register kernels above.
+constexpr int64_t kChunkAhead = 8;
+template <bool Pack, class User>
+inline char *chunk_steps(const ChunkTable &t, char *s, int64_t steps, User user) {
+  const int nc = t.chunks;
+  const int64_t sb = t.stream_bytes;  // locals: the stores may alias t
+#if HWY_TARGET == HWY_AVX3_DL
+  if (t.lane == 1) {
+    for (int64_t k = 0; k < steps; k++, s += sb) {
+      char *u = user(k);
+      for (int j = 0; j < nc; j++) {
+        const PermuteChunk &c = t.chunk[j];
+        if (Pack) {
+          const __m512i v = _mm512_maskz_loadu_epi8(c.user_lanes, u + c.window);
+          _mm512_mask_storeu_epi8(s + c.stream, c.stream_lanes,
+                                  _mm512_permutexvar_epi8(_mm512_load_si512(c.pack8), v));
+        } else {
+          const __m512i v = _mm512_maskz_loadu_epi8(c.stream_lanes, s + c.stream);
+          _mm512_mask_storeu_epi8(u + c.window, c.user_lanes,
+                                  _mm512_permutexvar_epi8(_mm512_load_si512(c.unpack8), v));
+        }
+      }
+    }
+    return s;
+  }
+#endif
+  namespace hn = hwy::HWY_NAMESPACE;
+  const hn::ScalableTag<int32_t> d;
+  using Indices = decltype(hn::SetTableIndices(d, (const int32_t *)nullptr));
+  using Mask = decltype(hn::FirstN(d, 0));
+  Indices idx[kMaxChunks];
+  Mask um[kMaxChunks], sm[kMaxChunks];
+  int64_t win[kMaxChunks], str[kMaxChunks];
+  for (int j = 0; j < nc; j++) {
+    const PermuteChunk &c = t.chunk[j];
+    uint8_t ub[8], sbits[8];
+    std::memcpy(ub, &c.user_lanes, 8);  // little-endian: lane i is bit i
+    std::memcpy(sbits, &c.stream_lanes, 8);
+    idx[j] = hn::SetTableIndices(d, Pack ? c.pack32 : c.unpack32);
+    um[j] = hn::LoadMaskBits(d, ub), sm[j] = hn::LoadMaskBits(d, sbits);
+    win[j] = c.window, str[j] = c.stream;
+  }
+  for (int64_t k = 0; k < steps; k++, s += sb) {
+    char *u = user(k);
+    if (k + kChunkAhead < steps) {
+      const char *a = user(k + kChunkAhead);
+      for (int j = 0; j < nc; j++) {
+        __builtin_prefetch(a + win[j], Pack ? 0 : 1, 3);
+        __builtin_prefetch(a + win[j] + 63, Pack ? 0 : 1, 3);
+      }
+    }
+    for (int j = 0; j < nc; j++) {
+      int32_t *w = reinterpret_cast<int32_t *>(u + win[j]);
+      int32_t *q = reinterpret_cast<int32_t *>(s + str[j]);
+      if (Pack) hn::BlendedStore(hn::TableLookupLanes(hn::MaskedLoad(um[j], d, w), idx[j]), sm[j], d, q);
+      else hn::BlendedStore(hn::TableLookupLanes(hn::MaskedLoad(sm[j], d, q), idx[j]), um[j], d, w);
+    }
+  }
+  return s;
+}
+
+template <bool Pack>
+char *k_vec_chunks(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  const int64_t st = n.stride;
+  char *const p = base + i0 * st;
+  return chunk_steps<Pack>(*n.chunks, s, i1 - i0, [=](int64_t k) { return p + k * st; });
+}
+
+template <bool Pack>
+char *k_idx_chunks(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  const int64_t *d = n.disp.data() + i0;
+  return chunk_steps<Pack>(*n.chunks, s, i1 - i0, [=](int64_t k) { return base + d[k]; });
+}
+#endif
+
 // A Vec or an Idx over a small leaf whose pattern fits this target's
 // register (none on the baseline: SSE2 has no variable lane permute).
 //
@@ -624,9 +701,19 @@ bool pick_permute([[maybe_unused]] Node &n) {
   if (!n.permute) n.permute = make_permute_table(n, kPermuteWidth, 1);
 #endif
   if (n.permute && words_in_registers && n.permute->per_vector < 2) n.permute = nullptr;
-  if (!n.permute) return false;
-  if (n.kind == Kind::Vec) n.pack = k_vec_permute<true>, n.unpack = k_vec_permute<false>;
-  else n.pack = k_idx_permute<true>, n.unpack = k_idx_permute<false>;
+  if (n.permute) {
+    if (n.kind == Kind::Vec) n.pack = k_vec_permute<true>, n.unpack = k_vec_permute<false>;
+    else n.pack = k_idx_permute<true>, n.unpack = k_idx_permute<false>;
+    return true;
+  }
+  if (words_in_registers) return false;
+  n.chunks = make_chunk_table(n, kPermuteWidth, 4);
+#if HWY_TARGET == HWY_AVX3_DL
+  if (!n.chunks) n.chunks = make_chunk_table(n, kPermuteWidth, 1);
+#endif
+  if (!n.chunks) return false;
+  if (n.kind == Kind::Vec) n.pack = k_vec_chunks<true>, n.unpack = k_vec_chunks<false>;
+  else n.pack = k_idx_chunks<true>, n.unpack = k_idx_chunks<false>;
   return true;
 #else
   return false;

@@ -96,4 +96,49 @@ std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int widt
   return t;
 }
 
+std::shared_ptr<const ChunkTable> make_chunk_table(const Node &vec, int width, int lane) {
+  // Index leaves only: the row kernels move a strided leaf's fixed-size
+  // blocks as fast, and far apart each block would be a piece of its own.
+  const Node &c = *vec.child;
+  if (c.kind != Kind::Idx && c.kind != Kind::IdxV) return nullptr;
+  const std::vector<Run> runs = leaf_runs(c);
+  if (runs.size() < 2 || c.packed > 64 * (int64_t)runs.size()) return nullptr;
+  for (size_t i = 0; i < runs.size(); i++) {
+    if (runs[i].len % lane != 0 || (runs[i].off - runs[0].off) % lane != 0) return nullptr;
+    if (i > 0 && runs[i].off < runs[i - 1].off + runs[i - 1].len) return nullptr;
+  }
+  auto t = std::make_shared<ChunkTable>();
+  t->lane = lane;
+  t->stream_bytes = c.packed;
+  // Each piece starts at the first byte not yet placed and takes every
+  // byte of the register-wide window from there: a prefix of the rest,
+  // since the runs rise.
+  int64_t out = 0;  // stream byte
+  size_t r = 0;     // the next byte: run r, byte b
+  int64_t b = 0;
+  while (r < runs.size()) {
+    if (t->chunks == kMaxChunks) return nullptr;
+    PermuteChunk &p = t->chunk[t->chunks++];
+    p.window = runs[r].off + b;
+    p.stream = out;
+    int64_t lanes = 0;
+    for (; r < runs.size() && runs[r].off + b < p.window + width; lanes++, out += lane) {
+      const int64_t u = (runs[r].off + b - p.window) / lane;  // window lane
+      p.user_lanes |= uint64_t(1) << u;
+      if (lane == 1) {
+        p.pack8[lanes] = (uint8_t)u;
+        p.unpack8[u] = (uint8_t)lanes;
+      } else {
+        p.pack32[lanes] = (int32_t)u;
+        p.unpack32[u] = (int32_t)lanes;
+      }
+      if ((b += lane) == runs[r].len) r++, b = 0;
+    }
+    p.stream_lanes = lanes == 64 ? ~uint64_t(0) : (uint64_t(1) << lanes) - 1;
+  }
+  // It pays where a piece replaces more than one move.
+  if (t->chunks >= (int)runs.size()) return nullptr;
+  return t;
+}
+
 }  // namespace loom

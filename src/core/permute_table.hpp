@@ -48,4 +48,31 @@ struct PermuteTable {
 /// `lane` bytes; nullptr where the pattern does not fit or would not pay.
 std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int width, int lane);
 
+/// Patterns too wide for one register, an instance at a time: its window
+/// is cut into pieces of a register each, and each piece is moved as above
+/// (masked load, permute, masked store) to or from its own range of the
+/// instance's packed bytes.  That range is one range only where the runs
+/// rise in typemap order, so only such patterns have a table.
+constexpr int kMaxChunks = 8;
+struct PermuteChunk {
+  alignas(64) uint8_t pack8[64], unpack8[64];  // as PermuteTable's
+  alignas(64) int32_t pack32[16], unpack32[16];
+  uint64_t user_lanes;    // the piece's lanes the typemap names
+  uint64_t stream_lanes;  // its packed bytes, from `stream`
+  int64_t window;         // piece start relative to the instance's origin
+  int64_t stream;         // its packed bytes' start within the instance's
+};
+struct ChunkTable {
+  PermuteChunk chunk[kMaxChunks];
+  int chunks = 0;
+  int lane = 1;
+  int64_t stream_bytes = 0;  // packed bytes of one instance
+};
+
+/// The pieces of `vec`'s child, an Idx or IdxV leaf, on registers of
+/// `width` bytes with lanes of `lane` bytes; nullptr where its runs do not
+/// rise, are not whole lanes, average over 64 bytes, or need more than
+/// kMaxChunks pieces or as many pieces as runs (nothing saved).
+std::shared_ptr<const ChunkTable> make_chunk_table(const Node &vec, int width, int lane);
+
 }  // namespace loom

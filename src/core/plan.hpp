@@ -13,6 +13,7 @@ namespace loom {
 
 struct Node;
 struct PermuteTable;  // permute_table.hpp
+struct ChunkTable;
 using NodeP = std::shared_ptr<const Node>;
 
 /// Moves the full children [i0, i1) of one instance of `n` whose origin is
@@ -49,6 +50,8 @@ struct Node {
   /// The lane maps of a small-pattern kernel (Vec over a small leaf),
   /// fixed with the kernels; null for other kernels.
   std::shared_ptr<const PermuteTable> permute;
+  /// The same for a pattern too wide for a register, in pieces.
+  std::shared_ptr<const ChunkTable> chunks;
 
   /// Packed bytes of child i (a byte for a Block).
   int64_t child_packed(int64_t i) const {

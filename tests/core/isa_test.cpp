@@ -91,11 +91,13 @@ TEST(Isa, EverySetGivesTheReferenceBytes) {
 }
 
 // A small repeating pattern: k <= 16 elements of 1, 2, 4, 8 or 16 bytes at
-// random element offsets within a window of up to 140 bytes, runs of one to
-// three elements, a short vector of short blocks, or one block, resized to an extent of at least the window (exactly
-// it, a few elements more, or up to 300 more), repeated `count` times: the
-// layouts the permute kernels take (permute_table.hpp), and some just too
-// wide for them; sometimes placed at scattered slots instead of repeated.
+// random element offsets within a window of up to 140 bytes (or, one time
+// in four, 700), runs of one to three elements, a short vector of short
+// blocks, or one block, resized to an extent of at least the window
+// (exactly it, a few elements more, or up to 300 more), repeated `count`
+// times: the layouts the permute kernels take (permute_table.hpp), in one
+// register or in pieces, and some just too wide for them; sometimes
+// placed at scattered slots instead of repeated.
 // Returns the type and the most instances a trial should move of it.
 std::pair<TypeSpecPtr, int64_t> small_pattern(std::mt19937_64 &rng) {
   auto uni = [&](int64_t lo, int64_t hi) {
@@ -109,7 +111,8 @@ std::pair<TypeSpecPtr, int64_t> small_pattern(std::mt19937_64 &rng) {
   // nothing overlaps (receive types must not).
   const bool mixed = uni(0, 2) == 0;
   const int64_t spread = mixed ? 3 : 1,
-                slots = std::max<int64_t>(1, uni(1, 140) / size / spread),
+                window = uni(0, 3) == 0 ? 700 : 140,
+                slots = std::max<int64_t>(1, uni(1, window) / size / spread),
                 k = uni(1, std::min<int64_t>(16, slots));
   std::vector<int64_t> all(slots);
   for (int64_t i = 0; i < slots; ++i) all[i] = i * spread;
