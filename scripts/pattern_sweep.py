@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""Loom against hand loops on random small repeating patterns.
+
+`loom bench pack` measures named layouts.  This measures unpublished ones,
+as a user who hand-packs writes them: each pattern (k <= 16 runs of one to
+four elements of 1, 2, 4 or 8 bytes, rising offsets, an extent a few
+elements wider, repeated to about --size packed bytes) gets a pack and an
+unpack loop with its offsets compiled in, built -O3 -march=native (and
+-falign-loops=32, as Loom's kernels).  One driver builds the same layout
+with loom_type_indexed/resized/contiguous, checks that Loom and the hand
+loop give the same bytes (the stream, and the user buffer with its gaps
+after unpacking), and times both, interleaved, 61 times; medians.
+
+    scripts/pattern_sweep.py                       # a fresh seed, 24 patterns, 1 MiB
+    scripts/pattern_sweep.py --seed 7 --size 65536 --patterns 40
+
+Prints one line per pattern (hand time over Loom time: above 1, Loom is
+faster), the geometric means and how many fall below 0.9.  Exit status 1
+when any pattern's bytes differ.  Needs `make build` (build/src/core/libloom.so).
+"""
+import argparse
+import math
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TYPES = {1: ("uint8_t", "LOOM_BYTE"), 2: ("uint16_t", "LOOM_SHORT"),
+         4: ("float", "LOOM_FLOAT"), 8: ("double", "LOOM_DOUBLE")}
+
+DRIVER = r"""
+#include <loom.h>
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+static double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+static bool mismatch = false;
+template <class T>
+void run(int id, int es, loom_prim prim, std::vector<int64_t> off, std::vector<int64_t> bl,
+         int64_t ext, int64_t per, int64_t n, void (*hp)(const T *, T *, int64_t),
+         void (*hu)(const T *, T *, int64_t)) {
+  loom_type pr, idx, res, t;
+  loom_type_primitive(prim, &pr);
+  loom_type_indexed((int64_t)off.size(), bl.data(), off.data(), pr, &idx);
+  loom_type_resized(idx, 0, ext * es, &res);
+  loom_type_contiguous(n, res, &t);
+  loom_type_commit(t);
+  const size_t ub = n * ext * es, pb = n * per * es;
+  auto buf = [](size_t b) { return (char *)aligned_alloc(4096, (b + 4095) / 4096 * 4096); };
+  char *u = buf(ub), *ul = buf(ub), *uh = buf(ub), *pl = buf(pb), *ph = buf(pb);
+  for (size_t i = 0; i < ub; i++) u[i] = (char)(i * 131 + 7);
+  std::memset(ul, 0x5A, ub);
+  std::memset(uh, 0x5A, ub);
+  size_t q = 0;
+  loom_pack(u, 1, t, pl, pb, &q);
+  hp((const T *)u, (T *)ph, n);
+  q = 0;
+  loom_unpack(ph, pb, &q, ul, 1, t);
+  hu((const T *)ph, (T *)uh, n);
+  const bool same = !std::memcmp(pl, ph, pb) && !std::memcmp(ul, uh, ub);
+  if (!same) mismatch = true;
+  std::vector<double> L[2], H[2];
+  for (int r = 0; r < 61; r++) {
+    double t0 = now();
+    q = 0;
+    loom_pack(u, 1, t, pl, pb, &q);
+    double t1 = now();
+    hp((const T *)u, (T *)ph, n);
+    double t2 = now();
+    q = 0;
+    loom_unpack(ph, pb, &q, ul, 1, t);
+    double t3 = now();
+    hu((const T *)ph, (T *)uh, n);
+    double t4 = now();
+    L[0].push_back(t1 - t0), H[0].push_back(t2 - t1), L[1].push_back(t3 - t2), H[1].push_back(t4 - t3);
+  }
+  for (int d = 0; d < 2; d++) std::sort(L[d].begin(), L[d].end()), std::sort(H[d].begin(), H[d].end());
+  char plan[200];
+  loom_type_plan_string(t, 1, plan, sizeof plan);
+  std::printf("%3d  %2d B  %2zu runs  extent %4ld  pack %5.2f  unpack %5.2f  %s%s\n", id, es,
+              off.size(), (long)(ext * es), H[0][30] / L[0][30], H[1][30] / L[1][30], plan,
+              same ? "" : "  BYTES DIFFER");
+  std::fflush(stdout);
+  free(u), free(ul), free(uh), free(pl), free(ph);
+  loom_type_free(t), loom_type_free(res), loom_type_free(idx), loom_type_free(pr);
+}
+"""
+
+
+def pattern(rng, size):
+    es = rng.choice([1, 2, 4, 4, 8, 8])
+    off, bl, pos = [], [], rng.randint(0, 2)
+    for j in range(rng.randint(1, 16)):
+        if j:
+            pos += rng.choice([0, 1, 1, 2, 3])
+        b = rng.choice([1, 1, 1, 2, 3, 4])
+        off.append(pos), bl.append(b)
+        pos += b
+    ext = pos + rng.randint(0, 4)
+    per = sum(bl)
+    return es, off, bl, ext, per, max(1, size // (per * es))
+
+
+def source(pats):
+    out = [DRIVER]
+    for i, (es, off, bl, ext, per, n) in enumerate(pats):
+        t = TYPES[es][0]
+        pk, up, o = [], [], 0
+        for d, b in zip(off, bl):
+            for e in range(b):
+                pk.append(f"out[{o}] = p[{d + e}];")
+                up.append(f"p[{d + e}] = in[{o}];")
+                o += 1
+        out.append(f"__attribute__((noinline)) void hp{i}(const {t} *in, {t} *out, int64_t n) {{\n"
+                   f"  for (int64_t i = 0; i < n; i++, out += {per}) {{ const {t} *p = in + i * {ext}; "
+                   f"{' '.join(pk)} }}\n}}")
+        out.append(f"__attribute__((noinline)) void hu{i}(const {t} *in, {t} *out, int64_t n) {{\n"
+                   f"  for (int64_t i = 0; i < n; i++, in += {per}) {{ {t} *p = out + i * {ext}; "
+                   f"{' '.join(up)} }}\n}}")
+    out.append("int main() {")
+    for i, (es, off, bl, ext, per, n) in enumerate(pats):
+        t, prim = TYPES[es]
+        out.append(f"  run<{t}>({i}, {es}, {prim}, {{{', '.join(map(str, off))}}}, "
+                   f"{{{', '.join(map(str, bl))}}}, {ext}, {per}, {n}, hp{i}, hu{i});")
+    out.append("  return mismatch ? 1 : 0;\n}")
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seed", type=int, help="pattern seed (default: fresh, printed)")
+    ap.add_argument("--patterns", type=int, default=24)
+    ap.add_argument("--size", type=int, default=1 << 20, help="packed bytes per pattern")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    a = ap.parse_args()
+    seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1 << 32)
+    rng = random.Random(seed)
+    pats = [pattern(rng, a.size) for _ in range(a.patterns)]
+    lib = os.path.join(a.build, "src", "core")
+    if not os.path.exists(os.path.join(lib, "libloom.so")):
+        sys.exit(f"{lib}/libloom.so not found: run `make build` first")
+    with tempfile.TemporaryDirectory() as tmp:
+        src, exe = os.path.join(tmp, "sweep.cpp"), os.path.join(tmp, "sweep")
+        with open(src, "w") as f:
+            f.write(source(pats))
+        subprocess.run(["c++", "-std=c++17", "-O3", "-march=native", "-falign-loops=32",
+                        "-I", os.path.join(ROOT, "include"), src, "-o", exe, "-L", lib, "-lloom",
+                        "-Wl,-rpath," + lib], check=True)
+        print(f"seed {seed} (rerun: --seed {seed}), "
+              f"{a.patterns} patterns of about {a.size} packed bytes, load {os.getloadavg()[0]:.2f}; "
+              f"hand time / Loom time, medians of 61 interleaved runs")
+        r = subprocess.run([exe], stdout=subprocess.PIPE, text=True)
+    print(r.stdout, end="")
+    ratios = {"pack": [], "unpack": []}
+    for line in r.stdout.splitlines():
+        w = line.split()
+        ratios["pack"].append(float(w[w.index("pack") + 1]))
+        ratios["unpack"].append(float(w[w.index("unpack") + 1]))
+    g = {k: math.exp(sum(map(math.log, v)) / len(v)) for k, v in ratios.items() if v}
+    below = sum(x < 0.9 for v in ratios.values() for x in v)
+    print(f"geometric mean Loom over hand: pack {g['pack']:.2f}  unpack {g['unpack']:.2f}; "
+          f"below 0.9: {below} of {2 * len(ratios['pack'])}")
+    if r.returncode:
+        print("BYTES DIFFER: Loom and the hand loop disagree (see above)")
+    return r.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
