@@ -14,18 +14,52 @@ struct Run {
   int64_t off, len;
 };
 
+// Whether n places something at displacements of its own (an index loop,
+// mixed runs, a struct) at any level: the nests the row kernels, which
+// take strided loops of blocks, do not cover.
+bool irregular(const Node &n) {
+  if (n.kind == Kind::Idx || n.kind == Kind::IdxV || n.kind == Kind::Struct) return true;
+  return n.kind == Kind::Vec && irregular(*n.child);
+}
+
+// Appends the runs of one instance of n at `at`, in typemap order; false
+// once there are more than kMaxRuns.
+constexpr size_t kMaxRuns = 64;
+bool append_runs(const Node &n, int64_t at, std::vector<Run> &r) {
+  switch (n.kind) {
+    case Kind::Block: r.push_back({at, n.count}); break;
+    case Kind::IdxV:
+      for (size_t i = 0; i < n.disp.size() && r.size() <= kMaxRuns; i++)
+        r.push_back({at + n.disp[i], n.lens[i]});
+      break;
+    case Kind::Vec:
+      for (int64_t i = 0; i < n.count; i++)
+        if (!append_runs(*n.child, at + i * n.stride, r)) return false;
+      break;
+    case Kind::Idx:
+      for (int64_t d : n.disp)
+        if (!append_runs(*n.child, at + d, r)) return false;
+      break;
+    case Kind::Struct:
+      for (size_t i = 0; i < n.kids.size(); i++)
+        if (!append_runs(*n.kids[i], at + n.disp[i], r)) return false;
+      break;
+  }
+  return r.size() <= kMaxRuns;
+}
+
 // One instance's runs in typemap order; empty for children that are not a
-// small leaf (a block, a vector of blocks, an index block, mixed runs).
+// small leaf (a block, a vector of blocks, an index block, mixed runs) or
+// a small irregular nest (at most kMaxRuns runs, such as a vector of two
+// index blocks).
 std::vector<Run> leaf_runs(const Node &c) {
   std::vector<Run> r;
   if (c.kind == Kind::Block) {
     r.push_back({0, c.count});
   } else if (c.kind == Kind::Vec && c.child->kind == Kind::Block && c.count <= 64) {
     for (int64_t i = 0; i < c.count; i++) r.push_back({i * c.stride, c.child->count});
-  } else if (c.kind == Kind::Idx && c.child->kind == Kind::Block) {
-    for (int64_t d : c.disp) r.push_back({d, c.child->count});
-  } else if (c.kind == Kind::IdxV) {
-    for (size_t i = 0; i < c.disp.size(); i++) r.push_back({c.disp[i], c.lens[i]});
+  } else if (irregular(c) && !append_runs(c, 0, r)) {
+    r.clear();
   }
   return r;
 }
@@ -97,10 +131,11 @@ std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int widt
 }
 
 std::shared_ptr<const ChunkTable> make_chunk_table(const Node &vec, int width, int lane) {
-  // Index leaves only: the row kernels move a strided leaf's fixed-size
-  // blocks as fast, and far apart each block would be a piece of its own.
+  // Irregular children only: the row kernels move a strided leaf's
+  // fixed-size blocks as fast, and far apart each block would be a piece
+  // of its own.
   const Node &c = *vec.child;
-  if (c.kind != Kind::Idx && c.kind != Kind::IdxV) return nullptr;
+  if (!irregular(c)) return nullptr;
   const std::vector<Run> runs = leaf_runs(c);
   if (runs.size() < 2 || c.packed > 64 * (int64_t)runs.size()) return nullptr;
   for (size_t i = 0; i < runs.size(); i++) {

@@ -44,7 +44,9 @@ struct PermuteTable {
 
 /// The table for `vec`, a Vec (consecutive instances per register) or an
 /// Idx (one per register) whose child is a small leaf (a Block, a Vec or
-/// Idx of a Block, or IdxV), on a register of `width` bytes with lanes of
+/// Idx of a Block, or IdxV) or a small irregular nest (at most 64 runs
+/// with an index loop, mixed runs or a struct at some level), on a
+/// register of `width` bytes with lanes of
 /// `lane` bytes; nullptr where the pattern does not fit or would not pay.
 std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int width, int lane);
 
@@ -69,7 +71,8 @@ struct ChunkTable {
   int64_t stream_bytes = 0;  // packed bytes of one instance
 };
 
-/// The pieces of `vec`'s child, an Idx or IdxV leaf, on registers of
+/// The pieces of `vec`'s child, an index leaf or a small irregular nest
+/// (an index loop, mixed runs or a struct at some level), on registers of
 /// `width` bytes with lanes of `lane` bytes; nullptr where its runs do not
 /// rise, are not whole lanes, average over 64 bytes, or need more than
 /// kMaxChunks pieces or as many pieces as runs (nothing saved).

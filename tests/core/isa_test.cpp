@@ -93,7 +93,8 @@ TEST(Isa, EverySetGivesTheReferenceBytes) {
 // A small repeating pattern: k <= 16 elements of 1, 2, 4, 8 or 16 bytes at
 // random element offsets within a window of up to 140 bytes (or, one time
 // in four, 700), runs of one to three elements, a short vector of short
-// blocks, or one block, resized to an extent of at least the window
+// blocks, or one block, sometimes nested (two copies, or a struct with one
+// element more), resized to an extent of at least the window
 // (exactly it, a few elements more, or up to 300 more), repeated `count`
 // times: the layouts the permute kernels take (permute_table.hpp), in one
 // register or in pieces, and some just too wide for them; sometimes
@@ -137,6 +138,11 @@ std::pair<TypeSpecPtr, int64_t> small_pattern(std::mt19937_64 &rng) {
       end = 8 * size;  // at most five elements in a slot of eight
       break;
   }
+  // Or a small irregular nest: two copies of it, or it and one element
+  // after it in a struct.
+  const int64_t nest = uni(0, 5), second = end + size * uni(0, 2);
+  if (nest == 0) leaf = hvector(2, 1, second, leaf), end += second;
+  if (nest == 1) leaf = structure({1, 1}, {0, second}, {leaf, elem}), end = second + size;
   const int64_t pick = uni(0, 3);
   const int64_t extent = end + size * (pick == 0 ? 0 : pick == 1 ? uni(1, 8) : uni(0, 300));
   TypeSpecPtr unit = resized(leaf, 0, extent);
