@@ -19,7 +19,7 @@ namespace {
 constexpr int kOne = 0, kMany = 1, kAuto = 2, kCopy = 3, kKinds = 4;
 const char *const kNames[kKinds] = {"1 thread", "N threads", "automatic", "memcpy"};
 
-struct Row {
+struct ParallelRow {
   std::string name, group;
   size_t bytes = 0;
   std::string error;
@@ -40,8 +40,8 @@ int64_t calibrate(const std::function<void()> &f) {
   }
 }
 
-Row run_case(const CaseDef &def, const ParallelArgs &a) {
-  Row r;
+ParallelRow run_case(const CaseDef &def, const ParallelArgs &a) {
+  ParallelRow r;
   r.name = def.name;
   r.group = def.group;
   CaseParams params;
@@ -136,7 +136,7 @@ double mbs(size_t bytes, double s) { return s > 0 ? (double)bytes / s / 1e6 : 0;
 
 int bench_parallel(const ParallelArgs &a, const std::vector<CaseDef> &cases,
                    const RunInfo &run) {
-  std::vector<Row> rows;
+  std::vector<ParallelRow> rows;
   for (const CaseDef &def : cases) rows.push_back(run_case(def, a));
   fmt::print("loom bench parallel  |  {} threads against 1  |  {}  |  {}\n", a.threads,
              run.date, short_commit(run));
@@ -155,7 +155,7 @@ int bench_parallel(const ParallelArgs &a, const std::vector<CaseDef> &cases,
   std::vector<double> tgt, all, autos;
   double worst = INFINITY, worst_auto = INFINITY;
   std::string worst_name, worst_auto_name;
-  for (const Row &r : rows) {
+  for (const ParallelRow &r : rows) {
     if (!r.error.empty()) {
       fmt::print("{:<26} {:>9} | {}\n", r.name, r.bytes, r.error);
       continue;
@@ -201,7 +201,7 @@ int bench_parallel(const ParallelArgs &a, const std::vector<CaseDef> &cases,
                                   {kNames[0], kNames[1], kNames[2], kNames[3]});
   tbl["threads"] = a.threads;
   tbl["rows"] = nlohmann::json::array();
-  for (const Row &r : rows)
+  for (const ParallelRow &r : rows)
     for (int p = 1; p >= 0; --p) {
       nlohmann::json row =
           row_json(r.name + (p ? " pack" : " unpack"), r.group, "", "", r.bytes,
