@@ -600,6 +600,9 @@ char *k_idx_permute(const Node &n, char *base, char *s, int64_t i0, int64_t i1) 
 #ifdef LOOM_HAVE_PERMUTE
 // A pattern in pieces (ChunkTable), an instance a step: each piece a masked
 // load, a permute and a masked store, as the one-register kernels above.
+// Word pieces prefetch the windows kChunkAhead instances ahead: unpacking
+// wide word patterns at 1 MiB gained 5-10% on the Intel VM.  Byte pieces
+// (VBMI) ran at 1.15-1.4x the hand loop from memory without.
 constexpr int64_t kChunkAhead = 8;
 template <bool Pack, class User>
 inline char *chunk_steps(const ChunkTable &t, char *s, int64_t steps, User user) {
