@@ -460,24 +460,41 @@ inline void prefetch_ahead(int64_t stream_bytes, const char *s, int64_t k, int64
   __builtin_prefetch(u + 63, Pack ? 0 : 1, 3);  // a window may straddle two lines
   __builtin_prefetch(s + kPrefetchSteps * stream_bytes, Pack ? 1 : 0, 3);
 }
-// 32-bit lanes (vpermd; masked moves exact per lane): patterns of 4-byte
-// multiples in a 64-byte (AVX-512) or 32-byte (AVX2) window.  `steps`
-// registers, the user side's window at user(k) for step k.
+// One register under a lane map (LaneMap), 32-bit lanes (vpermd; masked
+// moves exact per lane): a masked load, the lane permute and a masked
+// store, from the window at u to the packed bytes at s (pack) or back
+// (unpack).  The permute kernels below are loops of these, with the masks
+// and indices set up once (kept in registers: a struct of them measured
+// 5-10% slower in cache, its masks reloaded through general registers).
+using Words = hwy::HWY_NAMESPACE::ScalableTag<int32_t>;
+inline auto word_mask(uint64_t lanes) {
+  uint8_t bits[8];
+  std::memcpy(bits, &lanes, 8);  // little-endian: lane i is bit i
+  return hwy::HWY_NAMESPACE::LoadMaskBits(Words(), bits);
+}
+template <bool Pack>
+inline auto word_indices(const LaneMap &m) {
+  return hwy::HWY_NAMESPACE::SetTableIndices(Words(), Pack ? m.pack32 : m.unpack32);
+}
+template <bool Pack, class Mask, class Indices>
+inline void move_words(Mask um, Mask sm, Indices idx, char *u, char *s) {
+  namespace hn = hwy::HWY_NAMESPACE;
+  const Words d;
+  int32_t *w = reinterpret_cast<int32_t *>(u), *q = reinterpret_cast<int32_t *>(s);
+  if (Pack) hn::BlendedStore(hn::TableLookupLanes(hn::MaskedLoad(um, d, w), idx), sm, d, q);
+  else hn::BlendedStore(hn::TableLookupLanes(hn::MaskedLoad(sm, d, q), idx), um, d, w);
+}
+
+// Small word patterns in one register: `steps` registers, the user side's
+// window at user(k) for step k.
 template <bool Pack, class User>
 inline char *permute_words(const PermuteTable &t, char *s, int64_t steps, User user) {
-  namespace hn = hwy::HWY_NAMESPACE;
-  const hn::ScalableTag<int32_t> d;
-  const auto idx = hn::SetTableIndices(d, Pack ? t.pack32 : t.unpack32);
-  uint8_t ub[8], sbits[8];
-  std::memcpy(ub, &t.user_lanes, 8);  // little-endian: lane i is bit i
-  std::memcpy(sbits, &t.stream_lanes, 8);
-  const auto um = hn::LoadMaskBits(d, ub), sm = hn::LoadMaskBits(d, sbits);
+  const auto um = word_mask(t.map.user_lanes), sm = word_mask(t.map.stream_lanes);
+  const auto idx = word_indices<Pack>(t.map);
   const int64_t sb = t.stream_bytes;  // a local: the stores may alias t
   for (int64_t k = 0; k < steps; k++, s += sb) {
     prefetch_ahead<Pack>(sb, s, k, steps, user);
-    int32_t *u = reinterpret_cast<int32_t *>(user(k)), *q = reinterpret_cast<int32_t *>(s);
-    if (Pack) hn::BlendedStore(hn::TableLookupLanes(hn::MaskedLoad(um, d, u), idx), sm, d, q);
-    else hn::BlendedStore(hn::TableLookupLanes(hn::MaskedLoad(sm, d, q), idx), um, d, u);
+    move_words<Pack>(um, sm, idx, user(k), s);
   }
   return s;
 }
@@ -485,22 +502,27 @@ constexpr int kPermuteWidth = HWY_TARGET == HWY_AVX2 ? 32 : 64;
 #endif
 
 #if HWY_TARGET == HWY_AVX3_DL
-// VBMI's byte permute: any pattern whose window fits 64 bytes (word
-// patterns take permute_words: masked stores of words measured faster
-// than of bytes).
+// The same with byte lanes: VBMI's byte permute takes any pattern whose
+// window fits 64 bytes (word patterns take move_words: masked stores of
+// words measured faster than of bytes).
+template <bool Pack>
+inline void move_bytes(__mmask64 um, __mmask64 sm, __m512i idx, char *u, char *s) {
+  if (Pack) _mm512_mask_storeu_epi8(s, sm, _mm512_permutexvar_epi8(idx, _mm512_maskz_loadu_epi8(um, u)));
+  else _mm512_mask_storeu_epi8(u, um, _mm512_permutexvar_epi8(idx, _mm512_maskz_loadu_epi8(sm, s)));
+}
+template <bool Pack>
+inline __m512i byte_indices(const LaneMap &m) {
+  return _mm512_load_si512(Pack ? m.pack8 : m.unpack8);
+}
+
 template <bool Pack, class User>
 inline char *permute_bytes(const PermuteTable &t, char *s, int64_t steps, User user) {
-  const __m512i idx = _mm512_loadu_si512(Pack ? t.pack8 : t.unpack8);
-  const __mmask64 um = t.user_lanes, sm = t.stream_lanes;
+  const __m512i idx = byte_indices<Pack>(t.map);
+  const __mmask64 um = t.map.user_lanes, sm = t.map.stream_lanes;
   const int64_t sb = t.stream_bytes;  // a local: the stores may alias t
   for (int64_t k = 0; k < steps; k++, s += sb) {
     prefetch_ahead<Pack>(sb, s, k, steps, user);
-    char *u = user(k);
-    if (Pack) {
-      _mm512_mask_storeu_epi8(s, sm, _mm512_permutexvar_epi8(idx, _mm512_maskz_loadu_epi8(um, u)));
-    } else {
-      _mm512_mask_storeu_epi8(u, um, _mm512_permutexvar_epi8(idx, _mm512_maskz_loadu_epi8(sm, s)));
-    }
+    move_bytes<Pack>(um, sm, idx, user(k), s);
   }
   return s;
 }
@@ -520,7 +542,7 @@ inline char *permute_bytes(const PermuteTable &t, char *s, int64_t steps, User u
 template <class User>
 inline int64_t pack_pairs(const PermuteTable &t, char *&s, int64_t steps, User &user) {
   const int64_t done = steps / 2 * 2;
-  const uint64_t um = t.user_lanes, sm = t.pair_lanes;
+  const uint64_t um = t.map.user_lanes, sm = t.pair_lanes;
   const int64_t sb = t.stream_bytes;  // a local: the stores may alias t
   if (t.lane == 4) {
     const __m512i idx = _mm512_load_si512(t.pack32x2);
@@ -579,7 +601,7 @@ char *k_vec_permute(const Node &n, char *base, char *s, int64_t i0, int64_t i1) 
   char *p = base + i0 * st;
   // By value: the stores go through char pointers, which may alias
   // anything a reference names, and would reload it every step.
-  char *const w = p + t.window;
+  char *const w = p + t.map.window;
   const int64_t step = m * st;
   s = permute_steps<Pack>(t, s, steps, [=](int64_t k) { return w + k * step; });
   p += steps * m * st;
@@ -592,7 +614,7 @@ template <bool Pack>
 char *k_idx_permute(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const PermuteTable &t = *n.permute;
   const int64_t *d = n.disp.data() + i0;
-  char *const w = base + t.window;
+  char *const w = base + t.map.window;
   return permute_steps<Pack>(t, s, i1 - i0, [=](int64_t k) { return w + d[k]; });
 }
 #endif
@@ -613,35 +635,22 @@ inline char *chunk_steps(const ChunkTable &t, char *s, int64_t steps, User user)
     for (int64_t k = 0; k < steps; k++, s += sb) {
       char *u = user(k);
       for (int j = 0; j < nc; j++) {
-        const PermuteChunk &c = t.chunk[j];
-        if (Pack) {
-          const __m512i v = _mm512_maskz_loadu_epi8(c.user_lanes, u + c.window);
-          _mm512_mask_storeu_epi8(s + c.stream, c.stream_lanes,
-                                  _mm512_permutexvar_epi8(_mm512_load_si512(c.pack8), v));
-        } else {
-          const __m512i v = _mm512_maskz_loadu_epi8(c.stream_lanes, s + c.stream);
-          _mm512_mask_storeu_epi8(u + c.window, c.user_lanes,
-                                  _mm512_permutexvar_epi8(_mm512_load_si512(c.unpack8), v));
-        }
+        const LaneMap &c = t.chunk[j];
+        move_bytes<Pack>(c.user_lanes, c.stream_lanes, byte_indices<Pack>(c), u + c.window,
+                         s + c.stream);
       }
     }
     return s;
   }
 #endif
-  namespace hn = hwy::HWY_NAMESPACE;
-  const hn::ScalableTag<int32_t> d;
-  using Indices = decltype(hn::SetTableIndices(d, (const int32_t *)nullptr));
-  using Mask = decltype(hn::FirstN(d, 0));
+  using Mask = decltype(word_mask(0));
+  using Indices = decltype(word_indices<Pack>(t.chunk[0]));
   Indices idx[kMaxChunks];
   Mask um[kMaxChunks], sm[kMaxChunks];
   int64_t win[kMaxChunks], str[kMaxChunks];
   for (int j = 0; j < nc; j++) {
-    const PermuteChunk &c = t.chunk[j];
-    uint8_t ub[8], sbits[8];
-    std::memcpy(ub, &c.user_lanes, 8);  // little-endian: lane i is bit i
-    std::memcpy(sbits, &c.stream_lanes, 8);
-    idx[j] = hn::SetTableIndices(d, Pack ? c.pack32 : c.unpack32);
-    um[j] = hn::LoadMaskBits(d, ub), sm[j] = hn::LoadMaskBits(d, sbits);
+    const LaneMap &c = t.chunk[j];
+    idx[j] = word_indices<Pack>(c), um[j] = word_mask(c.user_lanes), sm[j] = word_mask(c.stream_lanes);
     win[j] = c.window, str[j] = c.stream;
   }
   for (int64_t k = 0; k < steps; k++, s += sb) {
@@ -653,12 +662,7 @@ inline char *chunk_steps(const ChunkTable &t, char *s, int64_t steps, User user)
         __builtin_prefetch(a + win[j] + 63, Pack ? 0 : 1, 3);
       }
     }
-    for (int j = 0; j < nc; j++) {
-      int32_t *w = reinterpret_cast<int32_t *>(u + win[j]);
-      int32_t *q = reinterpret_cast<int32_t *>(s + str[j]);
-      if (Pack) hn::BlendedStore(hn::TableLookupLanes(hn::MaskedLoad(um[j], d, w), idx[j]), sm[j], d, q);
-      else hn::BlendedStore(hn::TableLookupLanes(hn::MaskedLoad(sm[j], d, q), idx[j]), um[j], d, w);
-    }
+    for (int j = 0; j < nc; j++) move_words<Pack>(um[j], sm[j], idx[j], u + win[j], s + str[j]);
   }
   return s;
 }

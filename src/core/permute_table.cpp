@@ -68,7 +68,21 @@ std::vector<Run> leaf_runs(const Node &c) {
 // whole elements with constant offsets, do as well.
 constexpr int64_t kMinStreamBytes = 16;
 
+// The mask of lanes 0..n-1 (n up to 64).
+uint64_t low_lanes(int64_t n) { return n == 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1; }
+
 }  // namespace
+
+void LaneMap::place(int64_t out, int64_t u, int lane) {
+  user_lanes |= uint64_t(1) << u;
+  if (lane == 1) {
+    pack8[out] = (uint8_t)u;
+    unpack8[u] = (uint8_t)out;
+  } else {
+    pack32[out] = (int32_t)u;
+    unpack32[u] = (int32_t)out;
+  }
+}
 
 std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int width, int lane) {
   const Node &c = *vec.child;
@@ -101,30 +115,22 @@ std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int widt
   t->lane = lane;
   t->per_vector = m;
   t->stream_bytes = m * P;
-  t->window = start;
+  LaneMap &map = t->map;
+  map.window = start;
   const int64_t stream_lanes = m * P / lane;
-  t->stream_lanes = stream_lanes == 64 ? ~uint64_t(0) : (uint64_t(1) << stream_lanes) - 1;
+  map.stream_lanes = low_lanes(stream_lanes);
   int64_t out = 0;  // stream lane
   for (int64_t i = 0; i < m; i++)
     for (const Run &r : runs)
-      for (int64_t b = 0; b < r.len; b += lane, out++) {
-        const int64_t u = (r.off + i * st + b - start) / lane;  // window lane
-        t->user_lanes |= uint64_t(1) << u;
-        if (lane == 1) {
-          t->pack8[out] = (uint8_t)u;
-          t->unpack8[u] = (uint8_t)out;
-        } else {
-          t->pack32[out] = (int32_t)u;
-          t->unpack32[u] = (int32_t)out;
-        }
-      }
+      for (int64_t b = 0; b < r.len; b += lane, out++)
+        map.place(out, (r.off + i * st + b - start) / lane, lane);
   const int64_t lanes = width / lane;  // per register
   if (2 * stream_lanes <= lanes) {
-    t->pair_lanes = 2 * stream_lanes == 64 ? ~uint64_t(0) : (uint64_t(1) << 2 * stream_lanes) - 1;
+    t->pair_lanes = low_lanes(2 * stream_lanes);
     for (int64_t j = 0; j < 2 * stream_lanes; j++) {
       const int64_t from = j < stream_lanes ? 0 : lanes, o = j % stream_lanes;
-      if (lane == 1) t->pack8x2[j] = (uint8_t)(t->pack8[o] + from);
-      else t->pack32x2[j] = (int32_t)(t->pack32[o] + from);
+      if (lane == 1) t->pack8x2[j] = (uint8_t)(map.pack8[o] + from);
+      else t->pack32x2[j] = (int32_t)(map.pack32[o] + from);
     }
   }
   return t;
@@ -153,23 +159,15 @@ std::shared_ptr<const ChunkTable> make_chunk_table(const Node &vec, int width, i
   int64_t b = 0;
   while (r < runs.size()) {
     if (t->chunks == kMaxChunks) return nullptr;
-    PermuteChunk &p = t->chunk[t->chunks++];
+    LaneMap &p = t->chunk[t->chunks++];
     p.window = runs[r].off + b;
     p.stream = out;
     int64_t lanes = 0;
     for (; r < runs.size() && runs[r].off + b < p.window + width; lanes++, out += lane) {
-      const int64_t u = (runs[r].off + b - p.window) / lane;  // window lane
-      p.user_lanes |= uint64_t(1) << u;
-      if (lane == 1) {
-        p.pack8[lanes] = (uint8_t)u;
-        p.unpack8[u] = (uint8_t)lanes;
-      } else {
-        p.pack32[lanes] = (int32_t)u;
-        p.unpack32[u] = (int32_t)lanes;
-      }
+      p.place(lanes, (runs[r].off + b - p.window) / lane, lane);
       if ((b += lane) == runs[r].len) r++, b = 0;
     }
-    p.stream_lanes = lanes == 64 ? ~uint64_t(0) : (uint64_t(1) << lanes) - 1;
+    p.stream_lanes = low_lanes(lanes);
   }
   // It pays where a piece replaces more than one move.
   if (t->chunks >= (int)runs.size()) return nullptr;

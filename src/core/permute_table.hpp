@@ -20,23 +20,33 @@ namespace loom {
 
 struct Node;
 
-struct PermuteTable {
-  /// Lane indices (lanes of `lane` bytes): stream lane t of a register
+/// One register's lane map: the window lanes the typemap names, the
+/// register's packed lanes, and the permutes between them.
+struct LaneMap {
+  /// Lane indices (lanes of `lane` bytes): stream lane t of the register
   /// takes window lane pack[t] (pack); window lane u takes stream lane
   /// unpack[u] (unpack; the typemap's last byte wins where it repeats one,
   /// as in a byte-by-byte unpack).  Bytes for byte lanes, 32-bit words
   /// otherwise.
   alignas(64) uint8_t pack8[64], unpack8[64];
   alignas(64) int32_t pack32[16], unpack32[16];
+  uint64_t user_lanes;    // window lanes the typemap names
+  uint64_t stream_lanes;  // the register's packed lanes, from `stream`
+  int64_t window;         // window start relative to the (first) instance's origin
+  int64_t stream;         // packed bytes' start within the step's; 0 for one register
+
+  /// Stream lane `out` takes window lane `u` (lanes of `lane` bytes).
+  void place(int64_t out, int64_t u, int lane);
+};
+
+struct PermuteTable {
+  LaneMap map;
   /// Packing two registers into one store (where their packed bytes fit
   /// one register, and the target has a two-source permute): stream lane t
   /// takes lane pack2[t] of the pair, the first register's lanes first.
   alignas(64) uint8_t pack8x2[64];
   alignas(64) int32_t pack32x2[16];
-  uint64_t user_lanes;    // window lanes the typemap names
-  uint64_t stream_lanes;  // the first per_vector * child packed bytes
   uint64_t pair_lanes;    // the stream lanes of a pair; 0: no pairs
-  int64_t window;         // window start relative to the first instance's origin
   int64_t per_vector;     // child instances per register (consecutive ones)
   int64_t stream_bytes;   // packed bytes per register
   int lane;               // bytes per lane: 1 or 4
@@ -56,16 +66,8 @@ std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int widt
 /// instance's packed bytes.  That range is one range only where the runs
 /// rise in typemap order, so only such patterns have a table.
 constexpr int kMaxChunks = 8;
-struct PermuteChunk {
-  alignas(64) uint8_t pack8[64], unpack8[64];  // as PermuteTable's
-  alignas(64) int32_t pack32[16], unpack32[16];
-  uint64_t user_lanes;    // the piece's lanes the typemap names
-  uint64_t stream_lanes;  // its packed bytes, from `stream`
-  int64_t window;         // piece start relative to the instance's origin
-  int64_t stream;         // its packed bytes' start within the instance's
-};
 struct ChunkTable {
-  PermuteChunk chunk[kMaxChunks];
+  LaneMap chunk[kMaxChunks];
   int chunks = 0;
   int lane = 1;
   int64_t stream_bytes = 0;  // packed bytes of one instance
