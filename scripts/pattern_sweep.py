@@ -6,7 +6,7 @@ as a user who hand-packs writes them: each pattern (k <= 16 runs of one to
 four elements of 1, 2, 4 or 8 bytes, rising offsets, an extent a few
 elements wider, repeated to about --size packed bytes) gets a pack and an
 unpack loop with its offsets compiled in, built -O3 -march=native (and
--falign-loops=32, as Loom's kernels).  One driver builds the same layout
+-falign-loops=64, as Loom's kernels).  One driver builds the same layout
 with loom_type_indexed/resized/contiguous, checks that Loom and the hand
 loop give the same bytes (the stream, and the user buffer with its gaps
 after unpacking), and times both, interleaved, 61 times; medians.
@@ -151,7 +151,7 @@ def main():
         src, exe = os.path.join(tmp, "sweep.cpp"), os.path.join(tmp, "sweep")
         with open(src, "w") as f:
             f.write(source(pats))
-        subprocess.run(["c++", "-std=c++17", "-O3", "-march=native", "-falign-loops=32",
+        subprocess.run(["c++", "-std=c++17", "-O3", "-march=native", "-falign-loops=64",
                         "-I", os.path.join(ROOT, "include"), src, "-o", exe, "-L", lib, "-lloom",
                         "-Wl,-rpath," + lib], check=True)
         print(f"seed {seed} (rerun: --seed {seed}), "

@@ -439,7 +439,7 @@ char *k_idx_any(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 // permute and one masked store; instances left over at the end of the
 // range take the child's own kernel.
 #undef LOOM_HAVE_PERMUTE  // per target: this file is compiled once for each
-#undef LOOM_HAVE_PACK_PAIRS
+#undef LOOM_HAVE_TWO_SOURCE
 #if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX2
 #define LOOM_HAVE_PERMUTE 1
 // Masked loads and stores do not train the hardware prefetchers (AMD Zen 4:
@@ -529,7 +529,7 @@ inline char *permute_bytes(const PermuteTable &t, char *s, int64_t steps, User u
 #endif
 
 #if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3
-#define LOOM_HAVE_PACK_PAIRS 1
+#define LOOM_HAVE_TWO_SOURCE 1
 // Packing where two registers' packed bytes fit one (a pattern that keeps
 // half its window or less, such as 4 floats of every 8): one two-source
 // permute and one full store per pair of registers instead of a masked
@@ -582,7 +582,7 @@ inline char *permute_one(const PermuteTable &t, char *s, int64_t steps, User use
 
 template <bool Pack, class User>
 inline char *permute_steps(const PermuteTable &t, char *s, int64_t steps, User user) {
-#ifdef LOOM_HAVE_PACK_PAIRS
+#ifdef LOOM_HAVE_TWO_SOURCE
   if (Pack && t.pair_lanes) {
     const int64_t done = pack_pairs(t, s, steps, user);
     if (done == steps) return s;
@@ -622,27 +622,16 @@ char *k_idx_permute(const Node &n, char *base, char *s, int64_t i0, int64_t i1) 
 #ifdef LOOM_HAVE_PERMUTE
 // A pattern in pieces (ChunkTable), an instance a step: each piece a masked
 // load, a permute and a masked store, as the one-register kernels above.
-// Word pieces prefetch the windows kChunkAhead instances ahead: unpacking
-// wide word patterns at 1 MiB gained 5-10% on the Intel VM.  Byte pieces
-// (VBMI) ran at 1.15-1.4x the hand loop from memory without.
+// Word pieces prefetch their windows kChunkAhead instances ahead:
+// unpacking wide word patterns at 1 MiB gained 5-10% on the Intel VM.
+// Byte pieces (VBMI) ran at 1.15-1.4x the hand loop from memory without.
 constexpr int64_t kChunkAhead = 8;
+
+// One-register windows (AVX2, words).
 template <bool Pack, class User>
 inline char *chunk_steps(const ChunkTable &t, char *s, int64_t steps, User user) {
   const int nc = t.chunks;
   const int64_t sb = t.stream_bytes;  // locals: the stores may alias t
-#if HWY_TARGET == HWY_AVX3_DL
-  if (t.lane == 1) {
-    for (int64_t k = 0; k < steps; k++, s += sb) {
-      char *u = user(k);
-      for (int j = 0; j < nc; j++) {
-        const LaneMap &c = t.chunk[j];
-        move_bytes<Pack>(c.user_lanes, c.stream_lanes, byte_indices<Pack>(c), u + c.window,
-                         s + c.stream);
-      }
-    }
-    return s;
-  }
-#endif
   using Mask = decltype(word_mask(0));
   using Indices = decltype(word_indices<Pack>(t.chunk[0]));
   Indices idx[kMaxChunks];
@@ -667,17 +656,125 @@ inline char *chunk_steps(const ChunkTable &t, char *s, int64_t steps, User user)
   return s;
 }
 
+#ifdef LOOM_HAVE_TWO_SOURCE
+// AVX-512's pieces.  A window of two registers (ChunkTable::registers)
+// packs a register from 128 bytes of the user's with two masked loads and
+// one two-source permute, as the vectoriser packs a 112-byte pattern of 16
+// floats, and unpacks it with a one-source permute and a masked store to
+// each register of the window the piece names (`idx2`: the second's).
+template <bool Pack, int Lane, bool Two>
+inline void move_window(uint64_t um, uint64_t um2, uint64_t sm, __m512i idx, __m512i idx2, char *u,
+                        char *s) {
+  if constexpr (Lane == 4) {
+    if (Pack) {
+      const __m512i a = _mm512_maskz_loadu_epi32((__mmask16)um, u);
+      const __m512i v =
+          Two ? _mm512_permutex2var_epi32(a, idx, _mm512_maskz_loadu_epi32((__mmask16)um2, u + 64))
+              : _mm512_permutexvar_epi32(idx, a);
+      _mm512_mask_storeu_epi32(s, (__mmask16)sm, v);
+    } else {
+      const __m512i v = _mm512_maskz_loadu_epi32((__mmask16)sm, s);
+      _mm512_mask_storeu_epi32(u, (__mmask16)um, _mm512_permutexvar_epi32(idx, v));
+      if (Two && um2) _mm512_mask_storeu_epi32(u + 64, (__mmask16)um2, _mm512_permutexvar_epi32(idx2, v));
+    }
+  } else {
+#if HWY_TARGET == HWY_AVX3_DL
+    if (Pack) {
+      const __m512i a = _mm512_maskz_loadu_epi8(um, u);
+      const __m512i v = Two ? _mm512_permutex2var_epi8(a, idx, _mm512_maskz_loadu_epi8(um2, u + 64))
+                            : _mm512_permutexvar_epi8(idx, a);
+      _mm512_mask_storeu_epi8(s, sm, v);
+    } else {
+      const __m512i v = _mm512_maskz_loadu_epi8(sm, s);
+      _mm512_mask_storeu_epi8(u, um, _mm512_permutexvar_epi8(idx, v));
+      if (Two && um2) _mm512_mask_storeu_epi8(u + 64, um2, _mm512_permutexvar_epi8(idx2, v));
+    }
+#endif
+  }
+}
+
+// NC pieces (0: t.chunks, at run time).  With NC fixed the piece loop
+// unrolls and the masks, indices and offsets stay in registers; as a
+// loop over arrays each piece cost a dozen loads and moves around its
+// three vector instructions.
+template <bool Pack, int Lane, bool Two, int NC, class User>
+inline char *window_steps(const ChunkTable &t, char *s, int64_t steps, User user) {
+  const int nc = NC ? NC : t.chunks;
+  const int64_t sb = t.stream_bytes;  // locals: the stores may alias t
+  __m512i idx[kMaxChunks], idx2[kMaxChunks];
+  uint64_t um[kMaxChunks], um2[kMaxChunks], sm[kMaxChunks];
+  int64_t win[kMaxChunks], str[kMaxChunks];
+  for (int j = 0; j < nc; j++) {
+    const LaneMap &c = t.chunk[j];
+    if (Lane == 4) {
+      idx[j] = _mm512_load_si512(Pack ? c.pack32 : c.unpack32);
+      idx2[j] = _mm512_load_si512(c.unpack32 + 16);
+    } else {
+      idx[j] = _mm512_load_si512(Pack ? c.pack8 : c.unpack8);
+      idx2[j] = _mm512_load_si512(c.unpack8 + 64);
+    }
+    um[j] = c.user_lanes, um2[j] = c.user_lanes2, sm[j] = c.stream_lanes;
+    win[j] = c.window, str[j] = c.stream;
+  }
+  // The instance's lines, from its first window to its last.
+  const int64_t lo = win[0], span = win[nc - 1] + (Two ? 128 : 64) - lo;
+  for (int64_t k = 0; k < steps; k++, s += sb) {
+    char *u = user(k);
+    if (Lane == 4 && k + kChunkAhead < steps) {
+      const char *a = user(k + kChunkAhead) + lo;
+      for (int64_t o = 0; o < span; o += 64) __builtin_prefetch(a + o, Pack ? 0 : 1, 3);
+      __builtin_prefetch(a + span - 1, Pack ? 0 : 1, 3);
+    }
+    for (int j = 0; j < nc; j++)
+      move_window<Pack, Lane, Two>(um[j], um2[j], sm[j], idx[j], idx2[j], u + win[j], s + str[j]);
+  }
+  return s;
+}
+
+template <bool Pack, int Lane, bool Two, class User>
+inline char *window_steps(const ChunkTable &t, char *s, int64_t steps, User user) {
+  switch (t.chunks) {
+    case 1: return window_steps<Pack, Lane, Two, 1>(t, s, steps, user);
+    case 2: return window_steps<Pack, Lane, Two, 2>(t, s, steps, user);
+    case 3: return window_steps<Pack, Lane, Two, 3>(t, s, steps, user);
+    case 4: return window_steps<Pack, Lane, Two, 4>(t, s, steps, user);
+    default: return window_steps<Pack, Lane, Two, 0>(t, s, steps, user);
+  }
+}
+
+template <bool Pack, int Lane, class User>
+inline char *window_steps(const ChunkTable &t, char *s, int64_t steps, User user) {
+  if (t.registers == 2) return window_steps<Pack, Lane, true>(t, s, steps, user);
+  return window_steps<Pack, Lane, false>(t, s, steps, user);
+}
+constexpr int kChunkRegisters = 2;
+#else
+constexpr int kChunkRegisters = 1;
+#endif
+
+template <bool Pack, class User>
+inline char *pieces(const ChunkTable &t, char *s, int64_t steps, User user) {
+#ifdef LOOM_HAVE_TWO_SOURCE
+#if HWY_TARGET == HWY_AVX3_DL
+  if (t.lane == 1) return window_steps<Pack, 1>(t, s, steps, user);
+#endif
+  return window_steps<Pack, 4>(t, s, steps, user);
+#else
+  return chunk_steps<Pack>(t, s, steps, user);
+#endif
+}
+
 template <bool Pack>
 char *k_vec_chunks(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const int64_t st = n.stride;
   char *const p = base + i0 * st;
-  return chunk_steps<Pack>(*n.chunks, s, i1 - i0, [=](int64_t k) { return p + k * st; });
+  return pieces<Pack>(*n.chunks, s, i1 - i0, [=](int64_t k) { return p + k * st; });
 }
 
 template <bool Pack>
 char *k_idx_chunks(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const int64_t *d = n.disp.data() + i0;
-  return chunk_steps<Pack>(*n.chunks, s, i1 - i0, [=](int64_t k) { return base + d[k]; });
+  return pieces<Pack>(*n.chunks, s, i1 - i0, [=](int64_t k) { return base + d[k]; });
 }
 #endif
 
@@ -714,9 +811,9 @@ bool pick_permute([[maybe_unused]] Node &n) {
     return true;
   }
   if (words_in_registers) return false;
-  n.chunks = make_chunk_table(n, kPermuteWidth, 4);
+  n.chunks = make_chunk_table(n, kPermuteWidth, 4, kChunkRegisters);
 #if HWY_TARGET == HWY_AVX3_DL
-  if (!n.chunks) n.chunks = make_chunk_table(n, kPermuteWidth, 1);
+  if (!n.chunks) n.chunks = make_chunk_table(n, kPermuteWidth, 1, kChunkRegisters);
 #endif
   if (!n.chunks) return false;
   if (n.kind == Kind::Vec) n.pack = k_vec_chunks<true>, n.unpack = k_vec_chunks<false>;

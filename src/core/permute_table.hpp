@@ -21,16 +21,20 @@ namespace loom {
 struct Node;
 
 /// One register's lane map: the window lanes the typemap names, the
-/// register's packed lanes, and the permutes between them.
+/// register's packed lanes, and the permutes between them.  The window is
+/// one register, or two for the pieces below on targets with a two-source
+/// permute (AVX-512, whose registers are 64 bytes): window lanes then count
+/// on into the second register.
 struct LaneMap {
   /// Lane indices (lanes of `lane` bytes): stream lane t of the register
   /// takes window lane pack[t] (pack); window lane u takes stream lane
   /// unpack[u] (unpack; the typemap's last byte wins where it repeats one,
   /// as in a byte-by-byte unpack).  Bytes for byte lanes, 32-bit words
   /// otherwise.
-  alignas(64) uint8_t pack8[64], unpack8[64];
-  alignas(64) int32_t pack32[16], unpack32[16];
-  uint64_t user_lanes;    // window lanes the typemap names
+  alignas(64) uint8_t pack8[64], unpack8[128];
+  alignas(64) int32_t pack32[16], unpack32[32];
+  uint64_t user_lanes;    // window lanes the typemap names (of the first register)
+  uint64_t user_lanes2;   // the same of a two-register window's second register
   uint64_t stream_lanes;  // the register's packed lanes, from `stream`
   int64_t window;         // window start relative to the (first) instance's origin
   int64_t stream;         // packed bytes' start within the step's; 0 for one register
@@ -60,24 +64,31 @@ struct PermuteTable {
 /// `lane` bytes; nullptr where the pattern does not fit or would not pay.
 std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int width, int lane);
 
-/// Patterns too wide for one register, an instance at a time: its window
-/// is cut into pieces of a register each, and each piece is moved as above
-/// (masked load, permute, masked store) to or from its own range of the
-/// instance's packed bytes.  That range is one range only where the runs
+/// Patterns too wide for one register, an instance at a time: its packed
+/// bytes are cut into pieces of a register each, and each piece is moved
+/// as above (masked load, permute, masked store) from or to a window of one
+/// register, or of two with a two-source permute (AVX-512: a piece then
+/// takes up to a register of packed bytes from 128 bytes of the user's, as
+/// a vectorised hand loop does, where one-register windows would need a
+/// piece each).  A piece's packed bytes are one range only where the runs
 /// rise in typemap order, so only such patterns have a table.
 constexpr int kMaxChunks = 8;
 struct ChunkTable {
   LaneMap chunk[kMaxChunks];
   int chunks = 0;
   int lane = 1;
+  int registers = 1;         // per window: 1, or 2 (two-source permutes)
   int64_t stream_bytes = 0;  // packed bytes of one instance
 };
 
 /// The pieces of `vec`'s child, an index leaf or a small irregular nest
 /// (an index loop, mixed runs or a struct at some level), on registers of
-/// `width` bytes with lanes of `lane` bytes; nullptr where its runs do not
+/// `width` bytes with lanes of `lane` bytes and windows of one register,
+/// or two where `registers` is 2 (only where width is 64) and that saves a
+/// quarter of the pieces; nullptr where its runs do not
 /// rise, are not whole lanes, average over 64 bytes, or need more than
 /// kMaxChunks pieces or as many pieces as runs (nothing saved).
-std::shared_ptr<const ChunkTable> make_chunk_table(const Node &vec, int width, int lane);
+std::shared_ptr<const ChunkTable> make_chunk_table(const Node &vec, int width, int lane,
+                                                   int registers);
 
 }  // namespace loom
