@@ -788,7 +788,13 @@ char *k_idx_chunks(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 // stores) where they move whole 4- and 8-byte elements with fixed offsets
 // (a strided 8-byte block; 4 doubles of every 8, one instance per
 // register), while 4 floats of every 8, two instances per register, gain.
-// So it leaves one-instance word patterns and strided words to them.
+// So it leaves one-instance word patterns and strided words to them, but
+// for packing them in pairs (pack_in_pairs).
+#ifdef LOOM_HAVE_TWO_SOURCE
+constexpr bool kPackPairs = true;
+#else
+constexpr bool kPackPairs = false;
+#endif
 bool pick_permute([[maybe_unused]] Node &n) {
 #ifdef LOOM_HAVE_PERMUTE
   const Node &c = *n.child;
@@ -804,7 +810,12 @@ bool pick_permute([[maybe_unused]] Node &n) {
 #if HWY_TARGET == HWY_AVX3_DL
   if (!n.permute) n.permute = make_permute_table(n, kPermuteWidth, 1);
 #endif
-  if (n.permute && words_in_registers && n.permute->per_vector < 2) n.permute = nullptr;
+  if (n.permute && words_in_registers && n.permute->per_vector < 2) {
+    // The caller's moves; packing keeps the table where two instances
+    // fit one store (pack_in_pairs).
+    if (!kPackPairs || !n.permute->pair_lanes) n.permute = nullptr;
+    return false;
+  }
   if (n.permute) {
     if (n.kind == Kind::Vec) n.pack = k_vec_permute<true>, n.unpack = k_vec_permute<false>;
     else n.pack = k_idx_permute<true>, n.unpack = k_idx_permute<false>;
@@ -821,6 +832,18 @@ bool pick_permute([[maybe_unused]] Node &n) {
   return true;
 #else
   return false;
+#endif
+}
+
+// One-instance word patterns whose packed words, two instances' worth, fit
+// one register (4 doubles of every 8): pick_permute left their table, and
+// packing takes pack_pairs (two masked loads, a two-source permute, one
+// store, as the vectoriser packs them) over the moves n's unpack keeps.
+// 4 doubles of every 8 from memory: 0.95-1.03x the hand loop -> 1.02-1.08x;
+// 6 floats in 40 bytes at 1 MiB: 0.72x -> 0.94x.
+void pack_in_pairs([[maybe_unused]] Node &n) {
+#ifdef LOOM_HAVE_PERMUTE
+  if (n.permute) n.pack = n.kind == Kind::Vec ? k_vec_permute<true> : k_idx_permute<true>;
 #endif
 }
 
@@ -979,8 +1002,9 @@ void select_kernels_for_target(Node &n) {
           c->child->child->kind == Kind::Block && !small_stride(*c->child))
         return BySize<Vec3Blk>::pick(c->child->child->count, &n.pack, &n.unpack);
       if (c->kind == Kind::Idx && c->child->kind == Kind::Block) {
-        if (pick_vec_idx_small(n, &n.pack, &n.unpack)) return;
-        return BySize<VecIdxBlk>::pick(c->child->count, &n.pack, &n.unpack);
+        if (!pick_vec_idx_small(n, &n.pack, &n.unpack))
+          BySize<VecIdxBlk>::pick(c->child->count, &n.pack, &n.unpack);
+        return pack_in_pairs(n);
       }
       n.pack = k_vec_any<true>, n.unpack = k_vec_any<false>;
       return;
@@ -988,7 +1012,7 @@ void select_kernels_for_target(Node &n) {
       if (c->kind == Kind::Block) return BySize<IdxBlk>::pick(c->count, &n.pack, &n.unpack);
       if (pick_permute(n)) return;
       n.pack = k_idx_any<true>, n.unpack = k_idx_any<false>;
-      return;
+      return pack_in_pairs(n);
     case Kind::IdxV:
       n.pack = k_idxv<true>, n.unpack = k_idxv<false>;
       return;
