@@ -716,14 +716,21 @@ inline char *window_steps(const ChunkTable &t, char *s, int64_t steps, User user
     um[j] = c.user_lanes, um2[j] = c.user_lanes2, sm[j] = c.stream_lanes;
     win[j] = c.window, str[j] = c.stream;
   }
-  // The instance's lines, from its first window to its last.
-  const int64_t lo = win[0], span = win[nc - 1] + (Two ? 128 : 64) - lo;
+  // Each window's first line or two and the last window's last byte: a
+  // fixed sequence the unrolled loop keeps in registers.  A loop over the
+  // instance's lines cost more than it hid (17 doubles in 288 bytes, 64
+  // KiB: 0.57x the hand loop against 0.8x; pattern_sweep geomeans 11-14%
+  // better packing in L2, equal at 1 MiB, 5% better at 16 MiB).
+  const int64_t last = win[nc - 1] + (Two ? 127 : 63);
   for (int64_t k = 0; k < steps; k++, s += sb) {
     char *u = user(k);
     if (Lane == 4 && k + kChunkAhead < steps) {
-      const char *a = user(k + kChunkAhead) + lo;
-      for (int64_t o = 0; o < span; o += 64) __builtin_prefetch(a + o, Pack ? 0 : 1, 3);
-      __builtin_prefetch(a + span - 1, Pack ? 0 : 1, 3);
+      const char *a = user(k + kChunkAhead);
+      for (int j = 0; j < nc; j++) {
+        __builtin_prefetch(a + win[j], Pack ? 0 : 1, 3);
+        if (Two) __builtin_prefetch(a + win[j] + 64, Pack ? 0 : 1, 3);
+      }
+      __builtin_prefetch(a + last, Pack ? 0 : 1, 3);
     }
     for (int j = 0; j < nc; j++)
       move_window<Pack, Lane, Two>(um[j], um2[j], sm[j], idx[j], idx2[j], u + win[j], s + str[j]);
