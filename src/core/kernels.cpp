@@ -501,35 +501,65 @@ inline char *permute_words(const PermuteTable &t, char *s, int64_t steps, User u
 constexpr int kPermuteWidth = HWY_TARGET == HWY_AVX2 ? 32 : 64;
 #endif
 
+#if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3
+#define LOOM_HAVE_TWO_SOURCE 1
+// One register under a lane map with AVX-512's own moves, for words or
+// (VBMI) bytes, from a window of one register or, with two-source
+// permutes, of two (Two): a piece (ChunkTable) then packs a register from
+// 128 bytes of the user's with two masked loads and one two-source
+// permute, as the vectoriser packs a 112-byte pattern of 16 floats, and
+// unpacks it with a one-source permute and a masked store to each register
+// of the window the piece names (`idx2`: the second's).  Word patterns in
+// one register take move_words, byte ones this: masked stores of words
+// measured faster than of bytes.
+template <bool Pack, int Lane, bool Two>
+inline void move_window(uint64_t um, uint64_t um2, uint64_t sm, __m512i idx, __m512i idx2, char *u,
+                        char *s) {
+  if constexpr (Lane == 4) {
+    if (Pack) {
+      const __m512i a = _mm512_maskz_loadu_epi32((__mmask16)um, u);
+      const __m512i v =
+          Two ? _mm512_permutex2var_epi32(a, idx, _mm512_maskz_loadu_epi32((__mmask16)um2, u + 64))
+              : _mm512_permutexvar_epi32(idx, a);
+      _mm512_mask_storeu_epi32(s, (__mmask16)sm, v);
+    } else {
+      const __m512i v = _mm512_maskz_loadu_epi32((__mmask16)sm, s);
+      _mm512_mask_storeu_epi32(u, (__mmask16)um, _mm512_permutexvar_epi32(idx, v));
+      if (Two && um2) _mm512_mask_storeu_epi32(u + 64, (__mmask16)um2, _mm512_permutexvar_epi32(idx2, v));
+    }
+  } else {
 #if HWY_TARGET == HWY_AVX3_DL
-// The same with byte lanes: VBMI's byte permute takes any pattern whose
-// window fits 64 bytes (word patterns take move_words: masked stores of
-// words measured faster than of bytes).
-template <bool Pack>
-inline void move_bytes(__mmask64 um, __mmask64 sm, __m512i idx, char *u, char *s) {
-  if (Pack) _mm512_mask_storeu_epi8(s, sm, _mm512_permutexvar_epi8(idx, _mm512_maskz_loadu_epi8(um, u)));
-  else _mm512_mask_storeu_epi8(u, um, _mm512_permutexvar_epi8(idx, _mm512_maskz_loadu_epi8(sm, s)));
+    if (Pack) {
+      const __m512i a = _mm512_maskz_loadu_epi8(um, u);
+      const __m512i v = Two ? _mm512_permutex2var_epi8(a, idx, _mm512_maskz_loadu_epi8(um2, u + 64))
+                            : _mm512_permutexvar_epi8(idx, a);
+      _mm512_mask_storeu_epi8(s, sm, v);
+    } else {
+      const __m512i v = _mm512_maskz_loadu_epi8(sm, s);
+      _mm512_mask_storeu_epi8(u, um, _mm512_permutexvar_epi8(idx, v));
+      if (Two && um2) _mm512_mask_storeu_epi8(u + 64, um2, _mm512_permutexvar_epi8(idx2, v));
+    }
+#endif
+  }
 }
-template <bool Pack>
-inline __m512i byte_indices(const LaneMap &m) {
-  return _mm512_load_si512(Pack ? m.pack8 : m.unpack8);
-}
+#endif
 
+#if HWY_TARGET == HWY_AVX3_DL
+// Small byte patterns in one register, as permute_words.
 template <bool Pack, class User>
 inline char *permute_bytes(const PermuteTable &t, char *s, int64_t steps, User user) {
-  const __m512i idx = byte_indices<Pack>(t.map);
-  const __mmask64 um = t.map.user_lanes, sm = t.map.stream_lanes;
+  const __m512i idx = _mm512_load_si512(Pack ? t.map.pack8 : t.map.unpack8);
+  const uint64_t um = t.map.user_lanes, sm = t.map.stream_lanes;
   const int64_t sb = t.stream_bytes;  // a local: the stores may alias t
   for (int64_t k = 0; k < steps; k++, s += sb) {
     prefetch_ahead<Pack>(sb, s, k, steps, user);
-    move_bytes<Pack>(um, sm, idx, user(k), s);
+    move_window<Pack, 1, false>(um, 0, sm, idx, idx, user(k), s);
   }
   return s;
 }
 #endif
 
-#if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3
-#define LOOM_HAVE_TWO_SOURCE 1
+#ifdef LOOM_HAVE_TWO_SOURCE
 // Packing where two registers' packed bytes fit one (a pattern that keeps
 // half its window or less, such as 4 floats of every 8): one two-source
 // permute and one full store per pair of registers instead of a masked
@@ -657,43 +687,8 @@ inline char *chunk_steps(const ChunkTable &t, char *s, int64_t steps, User user)
 }
 
 #ifdef LOOM_HAVE_TWO_SOURCE
-// AVX-512's pieces.  A window of two registers (ChunkTable::registers)
-// packs a register from 128 bytes of the user's with two masked loads and
-// one two-source permute, as the vectoriser packs a 112-byte pattern of 16
-// floats, and unpacks it with a one-source permute and a masked store to
-// each register of the window the piece names (`idx2`: the second's).
-template <bool Pack, int Lane, bool Two>
-inline void move_window(uint64_t um, uint64_t um2, uint64_t sm, __m512i idx, __m512i idx2, char *u,
-                        char *s) {
-  if constexpr (Lane == 4) {
-    if (Pack) {
-      const __m512i a = _mm512_maskz_loadu_epi32((__mmask16)um, u);
-      const __m512i v =
-          Two ? _mm512_permutex2var_epi32(a, idx, _mm512_maskz_loadu_epi32((__mmask16)um2, u + 64))
-              : _mm512_permutexvar_epi32(idx, a);
-      _mm512_mask_storeu_epi32(s, (__mmask16)sm, v);
-    } else {
-      const __m512i v = _mm512_maskz_loadu_epi32((__mmask16)sm, s);
-      _mm512_mask_storeu_epi32(u, (__mmask16)um, _mm512_permutexvar_epi32(idx, v));
-      if (Two && um2) _mm512_mask_storeu_epi32(u + 64, (__mmask16)um2, _mm512_permutexvar_epi32(idx2, v));
-    }
-  } else {
-#if HWY_TARGET == HWY_AVX3_DL
-    if (Pack) {
-      const __m512i a = _mm512_maskz_loadu_epi8(um, u);
-      const __m512i v = Two ? _mm512_permutex2var_epi8(a, idx, _mm512_maskz_loadu_epi8(um2, u + 64))
-                            : _mm512_permutexvar_epi8(idx, a);
-      _mm512_mask_storeu_epi8(s, sm, v);
-    } else {
-      const __m512i v = _mm512_maskz_loadu_epi8(sm, s);
-      _mm512_mask_storeu_epi8(u, um, _mm512_permutexvar_epi8(idx, v));
-      if (Two && um2) _mm512_mask_storeu_epi8(u + 64, um2, _mm512_permutexvar_epi8(idx2, v));
-    }
-#endif
-  }
-}
-
-// NC pieces (0: t.chunks, at run time).  With NC fixed the piece loop
+// AVX-512's pieces, NC of them (0: t.chunks, at run time), each a
+// move_window of one register's window or two.  With NC fixed the piece loop
 // unrolls and the masks, indices and offsets stay in registers; as a
 // loop over arrays each piece cost a dozen loads and moves around its
 // three vector instructions.
