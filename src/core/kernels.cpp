@@ -542,6 +542,9 @@ inline void move_window(uint64_t um, uint64_t um2, uint64_t sm, __m512i idx, __m
 #endif
   }
 }
+constexpr bool kTwoSource = true;
+#else
+constexpr bool kTwoSource = false;
 #endif
 
 #if HWY_TARGET == HWY_AVX3_DL
@@ -749,9 +752,6 @@ inline char *window_steps(const ChunkTable &t, char *s, int64_t steps, User user
   if (t.registers == 2) return window_steps<Pack, Lane, true>(t, s, steps, user);
   return window_steps<Pack, Lane, false>(t, s, steps, user);
 }
-constexpr int kChunkRegisters = 2;
-#else
-constexpr int kChunkRegisters = 1;
 #endif
 
 template <bool Pack, class User>
@@ -792,11 +792,6 @@ char *k_idx_chunks(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 // register), while 4 floats of every 8, two instances per register, gain.
 // So it leaves one-instance word patterns and strided words to them, but
 // for packing them in pairs (pack_in_pairs).
-#ifdef LOOM_HAVE_TWO_SOURCE
-constexpr bool kPackPairs = true;
-#else
-constexpr bool kPackPairs = false;
-#endif
 bool pick_permute([[maybe_unused]] Node &n) {
 #ifdef LOOM_HAVE_PERMUTE
   const Node &c = *n.child;
@@ -815,7 +810,7 @@ bool pick_permute([[maybe_unused]] Node &n) {
   if (n.permute && words_in_registers && n.permute->per_vector < 2) {
     // The caller's moves; packing keeps the table where two instances
     // fit one store (pack_in_pairs).
-    if (!kPackPairs || !n.permute->pair_lanes) n.permute = nullptr;
+    if (!kTwoSource || !n.permute->pair_lanes) n.permute = nullptr;
     return false;
   }
   if (n.permute) {
@@ -824,9 +819,9 @@ bool pick_permute([[maybe_unused]] Node &n) {
     return true;
   }
   if (words_in_registers) return false;
-  n.chunks = make_chunk_table(n, kPermuteWidth, 4, kChunkRegisters);
+  n.chunks = make_chunk_table(n, kPermuteWidth, 4, kTwoSource ? 2 : 1);
 #if HWY_TARGET == HWY_AVX3_DL
-  if (!n.chunks) n.chunks = make_chunk_table(n, kPermuteWidth, 1, kChunkRegisters);
+  if (!n.chunks) n.chunks = make_chunk_table(n, kPermuteWidth, 1, kTwoSource ? 2 : 1);
 #endif
   if (!n.chunks) return false;
   if (n.kind == Kind::Vec) n.pack = k_vec_chunks<true>, n.unpack = k_vec_chunks<false>;
