@@ -92,23 +92,31 @@ void expect_wire(MPI_Datatype user, int64_t packed, const char *what) {
 }
 
 // Every element of the layout holds value(i, salt); every gap the canary.
+// (Block by block, without a division per int: these passes over 2.7 GB
+// were a fifth of the test's time.)
 void expect_data(const std::vector<uint32_t> &buf, uint32_t salt, const char *what) {
   int64_t bad = 0, first = -1;
-  for (int64_t i = 0; i < (int64_t)buf.size(); ++i) {
-    bool in_run = i % kStride < kRun;
-    uint32_t want = in_run ? value(i, salt) : kCanary;
-    if (buf[(size_t)i] != want) {
-      if (first < 0) first = i;
-      ++bad;
-    }
+  for (int64_t b = 0; b * kStride < (int64_t)buf.size(); ++b) {
+    const uint32_t *p = buf.data() + b * kStride;
+    const int64_t n = std::min<int64_t>(kStride, (int64_t)buf.size() - b * kStride);
+    int64_t wrong = 0;
+    for (int64_t j = 0; j < n; ++j)
+      wrong += p[j] != (j < kRun ? value(b * kStride + j, salt) : kCanary);
+    if (wrong && first < 0)
+      for (int64_t j = 0; first < 0; ++j)
+        if (p[j] != (j < kRun ? value(b * kStride + j, salt) : kCanary)) first = b * kStride + j;
+    bad += wrong;
   }
   EXPECT_MSG(bad == 0, "%s: %lld wrong ints, first at int %lld", what, (long long)bad,
         (long long)first);
 }
 
 void fill(std::vector<uint32_t> &buf, uint32_t salt) {
-  for (int64_t i = 0; i < (int64_t)buf.size(); ++i)
-    buf[(size_t)i] = i % kStride < kRun ? value(i, salt) : kCanary;
+  for (int64_t b = 0; b * kStride < (int64_t)buf.size(); ++b) {
+    uint32_t *p = buf.data() + b * kStride;
+    const int64_t n = std::min<int64_t>(kStride, (int64_t)buf.size() - b * kStride);
+    for (int64_t j = 0; j < n; ++j) p[j] = j < kRun ? value(b * kStride + j, salt) : kCanary;
+  }
 }
 
 }  // namespace
@@ -200,8 +208,9 @@ int main(int argc, char **argv) {
     EXPECT_MSG(got == bytes, "Recv_c: Get_count_c %lld, want %lld", (long long)got,
                (long long)bytes);
     int64_t bad = 0;
-    for (int64_t j = 0; j < packed / 4; ++j)
-      bad += buf[(size_t)j] != value(j / kRun * kStride + j % kRun, salt0);
+    for (int64_t b = 0; b < kBlocks; ++b)
+      for (int64_t j = 0; j < kRun; ++j)
+        bad += buf[(size_t)(b * kRun + j)] != value(b * kStride + j, salt0);
     EXPECT_MSG(bad == 0, "Recv_c of a typed send: %lld wrong ints", (long long)bad);
     EXPECT_MSG(MPI_Isend_c(buf.data(), bytes, MPI_BYTE, peer, 4, MPI_COMM_WORLD, &req) ==
                    MPI_SUCCESS, "Isend_c");
