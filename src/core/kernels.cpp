@@ -778,6 +778,31 @@ char *k_idx_chunks(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const int64_t *d = n.disp.data() + i0;
   return pieces<Pack>(*n.chunks, s, i1 - i0, [=](int64_t k) { return base + d[k]; });
 }
+
+#ifdef LOOM_HAVE_TWO_SOURCE
+// Packing a group of consecutive instances a step (make_group_table): its
+// pieces fill whole registers, stored at once, where an instance alone
+// would leave a register part empty (the instances left at the end of the
+// range take the child's own kernel).
+char *k_vec_groups_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  const ChunkTable &t = *n.chunks;
+  const int64_t st = n.stride, m = t.instances, steps = (i1 - i0) / m, step = m * st;
+  char *p = base + i0 * st;
+  const auto user = [=](int64_t k) { return p + k * step; };
+  switch (t.chunks) {  // unrolled, as window_steps' own cases (up to 8 pieces)
+    case 2: s = window_steps<true, 4, true, 2>(t, s, steps, user); break;
+    case 3: s = window_steps<true, 4, true, 3>(t, s, steps, user); break;
+    case 4: s = window_steps<true, 4, true, 4>(t, s, steps, user); break;
+    case 5: s = window_steps<true, 4, true, 5>(t, s, steps, user); break;
+    case 6: s = window_steps<true, 4, true, 6>(t, s, steps, user); break;
+    case 7: s = window_steps<true, 4, true, 7>(t, s, steps, user); break;
+    default: s = window_steps<true, 4, true, 8>(t, s, steps, user); break;
+  }
+  p += steps * step;
+  for (int64_t i = i0 + steps * m; i < i1; i++, p += st) s = whole<true>(*n.child, p, s);
+  return s;
+}
+#endif
 #endif
 
 // A Vec or an Idx over a small leaf whose pattern fits this target's
@@ -809,8 +834,9 @@ bool pick_permute([[maybe_unused]] Node &n) {
 #endif
   if (n.permute && words_in_registers && n.permute->per_vector < 2) {
     // The caller's moves; packing keeps the table where two instances
-    // fit one store (pack_in_pairs).
+    // fit one store, or takes groups of them (pack_in_pairs).
     if (!kTwoSource || !n.permute->pair_lanes) n.permute = nullptr;
+    if (kTwoSource && !n.permute) n.chunks = make_group_table(n, 4);
     return false;
   }
   if (n.permute) {
@@ -818,7 +844,10 @@ bool pick_permute([[maybe_unused]] Node &n) {
     else n.pack = k_idx_permute<true>, n.unpack = k_idx_permute<false>;
     return true;
   }
-  if (words_in_registers) return false;
+  if (words_in_registers) {
+    if (kTwoSource) n.chunks = make_group_table(n, 4);
+    return false;
+  }
   n.chunks = make_chunk_table(n, kPermuteWidth, 4, kTwoSource ? 2 : 1);
 #if HWY_TARGET == HWY_AVX3_DL
   if (!n.chunks) n.chunks = make_chunk_table(n, kPermuteWidth, 1, kTwoSource ? 2 : 1);
@@ -837,10 +866,15 @@ bool pick_permute([[maybe_unused]] Node &n) {
 // packing takes pack_pairs (two masked loads, a two-source permute, one
 // store, as the vectoriser packs them) over the moves n's unpack keeps.
 // 4 doubles of every 8 from memory: 0.95-1.03x the hand loop -> 1.02-1.08x;
-// 6 floats in 40 bytes at 1 MiB: 0.72x -> 0.94x.
+// 6 floats in 40 bytes at 1 MiB: 0.72x -> 0.94x.  Where two instances
+// overfill a register (5 doubles in 72 bytes), a strided loop packs a
+// group of them a step, as the vectoriser does with 4 (k_vec_groups_pack).
 void pack_in_pairs([[maybe_unused]] Node &n) {
 #ifdef LOOM_HAVE_PERMUTE
   if (n.permute) n.pack = n.kind == Kind::Vec ? k_vec_permute<true> : k_idx_permute<true>;
+#endif
+#ifdef LOOM_HAVE_TWO_SOURCE
+  if (n.chunks && n.kind == Kind::Vec) n.pack = k_vec_groups_pack;
 #endif
 }
 

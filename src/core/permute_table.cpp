@@ -140,14 +140,10 @@ std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int widt
 
 namespace {
 
-std::shared_ptr<ChunkTable> chunk_table(const Node &vec, int width, int lane, int registers) {
-  // Irregular children only: the row kernels move a strided leaf's
-  // fixed-size blocks as fast, and far apart each block would be a piece
-  // of its own.
-  const Node &c = *vec.child;
-  if (!irregular(c)) return nullptr;
-  const std::vector<Run> runs = leaf_runs(c);
-  if (runs.size() < 2 || c.packed > 64 * (int64_t)runs.size()) return nullptr;
+// The pieces of a step whose runs (packed bytes `packed`) are `runs`.
+std::shared_ptr<ChunkTable> chunk_table(const std::vector<Run> &runs, int64_t packed, int width,
+                                        int lane, int registers) {
+  if (runs.size() < 2 || packed > 64 * (int64_t)runs.size()) return nullptr;
   for (size_t i = 0; i < runs.size(); i++) {
     if (runs[i].len % lane != 0 || (runs[i].off - runs[0].off) % lane != 0) return nullptr;
     if (i > 0 && runs[i].off < runs[i - 1].off + runs[i - 1].len) return nullptr;
@@ -155,7 +151,7 @@ std::shared_ptr<ChunkTable> chunk_table(const Node &vec, int width, int lane, in
   auto t = std::make_shared<ChunkTable>();
   t->lane = lane;
   t->registers = registers;
-  t->stream_bytes = c.packed;
+  t->stream_bytes = packed;
   const int64_t span = registers * width;  // window bytes
   // Each piece starts at the first byte not yet placed and takes every
   // byte of the window from there, up to a register of them: a prefix of
@@ -185,15 +181,42 @@ std::shared_ptr<ChunkTable> chunk_table(const Node &vec, int width, int lane, in
 
 std::shared_ptr<const ChunkTable> make_chunk_table(const Node &vec, int width, int lane,
                                                    int registers) {
-  std::shared_ptr<ChunkTable> t = chunk_table(vec, width, lane, 1);
+  // Irregular children only: the row kernels move a strided leaf's
+  // fixed-size blocks as fast, and far apart each block would be a piece
+  // of its own.
+  const Node &c = *vec.child;
+  if (!irregular(c)) return nullptr;
+  const std::vector<Run> runs = leaf_runs(c);
+  std::shared_ptr<ChunkTable> t = chunk_table(runs, c.packed, width, lane, 1);
   // Two-register windows where they save a quarter of the pieces or more:
   // a piece costs a load more with them, and unpacking, a permute and a
   // store more (6 wide pieces of doubles against 5: 0.85x packing, 0.8x
   // unpacking; 3 against 2: 1.2-1.5x).
   if (registers == 2) {
-    std::shared_ptr<ChunkTable> two = chunk_table(vec, width, lane, 2);
+    std::shared_ptr<ChunkTable> two = chunk_table(runs, c.packed, width, lane, 2);
     if (two && (!t || 4 * two->chunks <= 3 * t->chunks)) t = two;
   }
+  return t;
+}
+
+std::shared_ptr<const ChunkTable> make_group_table(const Node &vec, int lane) {
+  const Node &c = *vec.child;
+  const int64_t P = c.packed;
+  if (vec.kind != Kind::Vec || P > 64 || 2 * P <= 64 || vec.stride <= 0) return nullptr;
+  int64_t m = 2;
+  while (m * P % 64 != 0) m++;
+  if (m > 8 || vec.count < m) return nullptr;
+  const std::vector<Run> one = leaf_runs(c);
+  if (one.empty()) return nullptr;
+  std::vector<Run> runs;
+  for (int64_t i = 0; i < m; i++)
+    for (const Run &r : one) runs.push_back({r.off + i * vec.stride, r.len});
+  std::shared_ptr<ChunkTable> t = chunk_table(runs, m * P, 64, lane, 2);
+  // Only where every piece fills its register: a group whose registers
+  // each need two pieces (5 doubles of every 13) packed 5-10% slower than
+  // the moves.
+  if (!t || t->chunks * 64 != m * P) return nullptr;
+  t->instances = m;
   return t;
 }
 

@@ -78,7 +78,8 @@ struct ChunkTable {
   int chunks = 0;
   int lane = 1;
   int registers = 1;         // per window: 1, or 2 (two-source permutes)
-  int64_t stream_bytes = 0;  // packed bytes of one instance
+  int64_t instances = 1;     // consecutive instances a step moves (make_group_table)
+  int64_t stream_bytes = 0;  // packed bytes of a step
 };
 
 /// The pieces of `vec`'s child, an index leaf or a small irregular nest
@@ -90,5 +91,12 @@ struct ChunkTable {
 /// kMaxChunks pieces or as many pieces as runs (nothing saved).
 std::shared_ptr<const ChunkTable> make_chunk_table(const Node &vec, int width, int lane,
                                                    int registers);
+/// Pieces for packing several consecutive instances of `vec` (a Vec) at
+/// once, where one instance's packed bytes leave a register part empty and
+/// two do not fit one (5-7 doubles of a few more): the fewest instances
+/// whose packed bytes fill whole registers (at most 8), each register
+/// one piece from a window of two; nullptr otherwise.  Registers of 64
+/// bytes.
+std::shared_ptr<const ChunkTable> make_group_table(const Node &vec, int lane);
 
 }  // namespace loom
