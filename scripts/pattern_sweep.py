@@ -13,6 +13,12 @@ after unpacking), and times both, interleaved, 61 times; medians.
 
     scripts/pattern_sweep.py                       # a fresh seed, 24 patterns, 1 MiB
     scripts/pattern_sweep.py --seed 7 --size 65536 --patterns 40
+    scripts/pattern_sweep.py --seed 7 --runs 3 --against /tmp/old/build   # a change's effect
+
+A pattern's speed moves by up to a third between processes (where its
+buffers land in the physically indexed caches), so a comparison of two
+libraries (--against) runs both in alternating processes, --runs times
+each, and takes each pattern's median.
 
 Prints one line per pattern (hand time over Loom time: above 1, Loom is
 faster), the geometric means and how many fall below 0.9.  Exit status 1
@@ -22,6 +28,8 @@ import argparse
 import math
 import os
 import random
+import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -140,37 +148,69 @@ def main():
     ap.add_argument("--patterns", type=int, default=24)
     ap.add_argument("--size", type=int, default=1 << 20, help="packed bytes per pattern")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--runs", type=int, default=1,
+                    help="processes per library, medians per pattern: a pattern's speed moves "
+                         "by up to a third between processes (where its buffers land in the "
+                         "physically indexed caches), so compare libraries with 3 or more")
+    ap.add_argument("--against", metavar="BUILD",
+                    help="another build directory: its library and --build's run alternately, "
+                         "in the same processes' place, and each pattern shows both")
     a = ap.parse_args()
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1 << 32)
     rng = random.Random(seed)
     pats = [pattern(rng, a.size) for _ in range(a.patterns)]
-    lib = os.path.join(a.build, "src", "core")
-    if not os.path.exists(os.path.join(lib, "libloom.so")):
-        sys.exit(f"{lib}/libloom.so not found: run `make build` first")
+    libs = [os.path.join(b, "src", "core") for b in [a.build] + ([a.against] if a.against else [])]
+    for lib in libs:
+        if not os.path.exists(os.path.join(lib, "libloom.so")):
+            sys.exit(f"{lib}/libloom.so not found: run `make build` first")
+    runs = {lib: [] for lib in libs}  # per library, per run: {pattern: (head, pack, unpack, tail)}
+    rc = 0
     with tempfile.TemporaryDirectory() as tmp:
         src, exe = os.path.join(tmp, "sweep.cpp"), os.path.join(tmp, "sweep")
         with open(src, "w") as f:
             f.write(source(pats))
         subprocess.run(["c++", "-std=c++17", "-O3", "-march=native", "-falign-loops=64",
-                        "-I", os.path.join(ROOT, "include"), src, "-o", exe, "-L", lib, "-lloom",
-                        "-Wl,-rpath," + lib], check=True)
+                        "-I", os.path.join(ROOT, "include"), src, "-o", exe, "-L", libs[0],
+                        "-lloom", "-Wl,-rpath," + libs[0]], check=True)
         print(f"seed {seed} (rerun: --seed {seed}), "
               f"{a.patterns} patterns of about {a.size} packed bytes, load {os.getloadavg()[0]:.2f}; "
-              f"hand time / Loom time, medians of 61 interleaved runs")
-        r = subprocess.run([exe], stdout=subprocess.PIPE, text=True)
-    print(r.stdout, end="")
-    ratios = {"pack": [], "unpack": []}
-    for line in r.stdout.splitlines():
-        w = line.split()
-        ratios["pack"].append(float(w[w.index("pack") + 1]))
-        ratios["unpack"].append(float(w[w.index("unpack") + 1]))
-    g = {k: math.exp(sum(map(math.log, v)) / len(v)) for k, v in ratios.items() if v}
-    below = sum(x < 0.9 for v in ratios.values() for x in v)
-    print(f"geometric mean Loom over hand: pack {g['pack']:.2f}  unpack {g['unpack']:.2f}; "
-          f"below 0.9: {below} of {2 * len(ratios['pack'])}")
-    if r.returncode:
+              f"hand time / Loom time, medians of 61 interleaved runs"
+              + (f", then of {a.runs} processes" if a.runs > 1 else "")
+              + (f"; {a.against} -> {a.build}" if a.against else ""))
+        for k in range(max(1, a.runs)):
+            for lib in (libs if k % 2 == 0 else libs[::-1]):
+                env = dict(os.environ, LD_LIBRARY_PATH=lib)  # ahead of the rpath
+                r = subprocess.run([exe], stdout=subprocess.PIPE, text=True, env=env)
+                rc |= r.returncode
+                rows = {}
+                for line in r.stdout.splitlines():
+                    m = re.match(r"^(.*?)pack\s+(\S+)\s+unpack\s+(\S+)\s*(.*)$", line)
+                    if m:
+                        rows[int(line.split()[0])] = (m[1], float(m[2]), float(m[3]), m[4])
+                runs[lib].append(rows)
+    med = {lib: {i: (rs[0][i][0], statistics.median(r[i][1] for r in rs),
+                     statistics.median(r[i][2] for r in rs), rs[0][i][3]) for i in rs[0]}
+           for lib, rs in runs.items()}
+    new = med[libs[0]]
+    old = med[libs[1]] if a.against else None
+    for i in sorted(new):
+        head, p, u, tail = new[i]
+        if old:
+            print(f"{head}pack {old[i][1]:5.2f} -> {p:5.2f}  unpack {old[i][2]:5.2f} -> {u:5.2f}  {tail}")
+        else:
+            print(f"{head}pack {p:5.2f}  unpack {u:5.2f}  {tail}")
+    geo = lambda v: math.exp(sum(map(math.log, v)) / len(v)) if v else 0.0
+    for name, m in ([("against", old)] if old else []) + [("", new)]:
+        ps, us = [v[1] for v in m.values()], [v[2] for v in m.values()]
+        below = sum(x < 0.9 for x in ps + us)
+        print(f"geometric mean Loom over hand{' (' + name + ')' if name else ''}: pack {geo(ps):.2f}  "
+              f"unpack {geo(us):.2f}; below 0.9: {below} of {len(ps) + len(us)}")
+    if old:
+        print(f"{a.build} over {a.against}: pack {geo([new[i][1] / old[i][1] for i in new]):.3f}  "
+              f"unpack {geo([new[i][2] / old[i][2] for i in new]):.3f}")
+    if rc:
         print("BYTES DIFFER: Loom and the hand loop disagree (see above)")
-    return r.returncode
+    return 1 if rc else 0
 
 
 if __name__ == "__main__":
