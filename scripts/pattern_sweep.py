@@ -13,12 +13,14 @@ after unpacking), and times both, interleaved, 61 times; medians.
 
     scripts/pattern_sweep.py                       # a fresh seed, 24 patterns, 1 MiB
     scripts/pattern_sweep.py --seed 7 --size 65536 --patterns 40
-    scripts/pattern_sweep.py --seed 7 --runs 3 --against /tmp/old/build   # a change's effect
+    scripts/pattern_sweep.py --seed 7 --runs 3 --alone --against /tmp/old/build   # a change
 
 A pattern's speed moves by up to a third between processes (where its
-buffers land in the physically indexed caches), so a comparison of two
-libraries (--against) runs both in alternating processes, --runs times
-each, and takes each pattern's median.
+buffers land in the physically indexed caches) and with the patterns run
+before it in the same process, so a comparison of two libraries
+(--against) runs both in alternating processes, --runs times each, takes
+each pattern's median, and with --alone gives each pattern a process of
+its own.
 
 Prints one line per pattern (hand time over Loom time: above 1, Loom is
 faster), the geometric means and how many fall below 0.9.  Exit status 1
@@ -133,10 +135,11 @@ def source(pats):
         out.append(f"__attribute__((noinline)) void hu{i}(const {t} *in, {t} *out, int64_t n) {{\n"
                    f"  for (int64_t i = 0; i < n; i++, in += {per}) {{ {t} *p = out + i * {ext}; "
                    f"{' '.join(up)} }}\n}}")
-    out.append("int main() {")
+    out.append("int main(int argc, char **argv) {")
+    out.append("  const int only = argc > 1 ? std::atoi(argv[1]) : -1;  // one pattern, or all")
     for i, (es, off, bl, ext, per, n) in enumerate(pats):
         t, prim = TYPES[es]
-        out.append(f"  run<{t}>({i}, {es}, {prim}, {{{', '.join(map(str, off))}}}, "
+        out.append(f"  if (only < 0 || only == {i}) run<{t}>({i}, {es}, {prim}, {{{', '.join(map(str, off))}}}, "
                    f"{{{', '.join(map(str, bl))}}}, {ext}, {per}, {n}, hp{i}, hu{i});")
     out.append("  return mismatch ? 1 : 0;\n}")
     return "\n".join(out)
@@ -152,6 +155,10 @@ def main():
                     help="processes per library, medians per pattern: a pattern's speed moves "
                          "by up to a third between processes (where its buffers land in the "
                          "physically indexed caches), so compare libraries with 3 or more")
+    ap.add_argument("--alone", action="store_true",
+                    help="each pattern in a process of its own: in one process a pattern's "
+                         "result also depends on the patterns before it (the pages and heap "
+                         "they leave), which differ between libraries")
     ap.add_argument("--against", metavar="BUILD",
                     help="another build directory: its library and --build's run alternately, "
                          "in the same processes' place, and each pattern shows both")
@@ -176,14 +183,19 @@ def main():
               f"{a.patterns} patterns of about {a.size} packed bytes, load {os.getloadavg()[0]:.2f}; "
               f"hand time / Loom time, medians of 61 interleaved runs"
               + (f", then of {a.runs} processes" if a.runs > 1 else "")
+              + (", a process per pattern" if a.alone else "")
               + (f"; {a.against} -> {a.build}" if a.against else ""))
         for k in range(max(1, a.runs)):
             for lib in (libs if k % 2 == 0 else libs[::-1]):
                 env = dict(os.environ, LD_LIBRARY_PATH=lib)  # ahead of the rpath
-                r = subprocess.run([exe], stdout=subprocess.PIPE, text=True, env=env)
-                rc |= r.returncode
+                out = ""
+                for only in (range(len(pats)) if a.alone else [-1]):
+                    r = subprocess.run([exe, str(only)], stdout=subprocess.PIPE, text=True,
+                                       env=env)
+                    rc |= r.returncode
+                    out += r.stdout
                 rows = {}
-                for line in r.stdout.splitlines():
+                for line in out.splitlines():
                     m = re.match(r"^(.*?)pack\s+(\S+)\s+unpack\s+(\S+)\s*(.*)$", line)
                     if m:
                         rows[int(line.split()[0])] = (m[1], float(m[2]), float(m[3]), m[4])
