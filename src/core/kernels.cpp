@@ -809,7 +809,7 @@ char *k_idx_chunks(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 // would leave a register part empty (the instances left at the end of the
 // range take the child's own kernel).
 char *k_vec_groups_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
-  const ChunkTable &t = *n.chunks;
+  const ChunkTable &t = *n.groups;
   const int64_t st = n.stride, m = t.instances, steps = (i1 - i0) / m, step = m * st;
   char *p = base + i0 * st;
   const auto user = [=](int64_t k) { return p + k * step; };
@@ -860,7 +860,7 @@ bool pick_permute([[maybe_unused]] Node &n) {
     // The caller's moves; packing keeps the table where two instances
     // fit one store, or takes groups of them (pack_in_pairs).
     if (!kTwoSource || !n.permute->pair_lanes) n.permute = nullptr;
-    if (kTwoSource && !n.permute) n.chunks = make_group_table(n, 4);
+    if (kTwoSource && !n.permute) n.groups = make_group_table(n, 4);
     return false;
   }
   if (n.permute) {
@@ -869,7 +869,7 @@ bool pick_permute([[maybe_unused]] Node &n) {
     return true;
   }
   if (words_in_registers) {
-    if (kTwoSource) n.chunks = make_group_table(n, 4);
+    if (kTwoSource) n.groups = make_group_table(n, 4);
     return false;
   }
   n.chunks = make_chunk_table(n, kPermuteWidth, 4, kTwoSource ? 2 : 1);
@@ -898,7 +898,7 @@ void pack_in_pairs([[maybe_unused]] Node &n) {
   if (n.permute) n.pack = n.kind == Kind::Vec ? k_vec_permute<true> : k_idx_permute<true>;
 #endif
 #ifdef LOOM_HAVE_TWO_SOURCE
-  if (n.chunks && n.kind == Kind::Vec) n.pack = k_vec_groups_pack;
+  if (n.groups) n.pack = k_vec_groups_pack;
 #endif
 }
 

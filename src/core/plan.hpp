@@ -52,6 +52,9 @@ struct Node {
   std::shared_ptr<const PermuteTable> permute;
   /// The same for a pattern too wide for a register, in pieces.
   std::shared_ptr<const ChunkTable> chunks;
+  /// Pieces that pack groups of consecutive instances into whole registers
+  /// (make_group_table), for the pack kernel only; null otherwise.
+  std::shared_ptr<const ChunkTable> groups;
 
   /// Packed bytes of child i (a byte for a Block).
   int64_t child_packed(int64_t i) const {
