@@ -91,7 +91,8 @@ void LaneMap::place(int64_t out, int64_t u, int lane) {
   }
 }
 
-std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int width, int lane) {
+std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int width, int lane,
+                                                       bool two_source, int64_t most) {
   const Node &c = *vec.child;
   const std::vector<Run> runs = leaf_runs(c);
   if (runs.empty() || (int64_t)runs.size() > width) return nullptr;
@@ -106,7 +107,7 @@ std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int widt
   };
   int64_t m = 0, start = 0;
   // An index loop's instances are one per register (displacements vary).
-  const int64_t most = vec.kind == Kind::Vec ? vec.count : 1;
+  most = std::min(most, vec.kind == Kind::Vec ? vec.count : 1);
   for (int64_t k = 1; k <= most && k * P <= width; k++) {
     int64_t s;
     if (window_of(k, &s) > width || (k > 1 && st % lane != 0)) break;
@@ -141,6 +142,8 @@ std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int widt
       if (lane == 1) t->pack8x2[j] = (uint8_t)(map.pack8[o] + from);
       else t->pack32x2[j] = (int32_t)(map.pack32[o] + from);
     }
+  } else if (two_source && 2 * (width / (2 * P)) > m) {
+    t->pairs = make_permute_table(vec, width, lane, false, width / (2 * P));
   }
   return t;
 }

@@ -54,15 +54,23 @@ struct PermuteTable {
   int64_t per_vector;     // child instances per register (consecutive ones)
   int64_t stream_bytes;   // packed bytes per register
   int lane;               // bytes per lane: 1 or 4
+  /// Packing's table where the most instances a register leave no room
+  /// for pairs but fewer let a pair move more instances per store (4
+  /// instances of 13 bytes a register, not 5: 8 a store, not 5); null
+  /// otherwise.
+  std::shared_ptr<const PermuteTable> pairs;
 };
 
 /// The table for `vec`, a Vec (consecutive instances per register) or an
 /// Idx (one per register) whose child is a small leaf (a Block, a Vec or
 /// Idx of a Block, or IdxV) or a small irregular nest (at most 64 runs
 /// with an index loop, mixed runs or a struct at some level), on a
-/// register of `width` bytes with lanes of
-/// `lane` bytes; nullptr where the pattern does not fit or would not pay.
-std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int width, int lane);
+/// register of `width` bytes with lanes of `lane` bytes, at most `most`
+/// instances a register; `two_source`: the target packs pairs (sets
+/// `pairs`).  nullptr where the pattern does not fit or would not pay.
+std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int width, int lane,
+                                                       bool two_source,
+                                                       int64_t most = INT64_MAX);
 
 /// Patterns too wide for one register, an instance at a time: its packed
 /// bytes are cut into pieces of a register each, and each piece is moved
