@@ -809,14 +809,16 @@ char *k_idx_chunks(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 #ifdef LOOM_HAVE_TWO_SOURCE
 // Packing a group of consecutive instances a step (make_group_table): its
 // pieces fill whole registers, stored at once, where an instance alone
-// would leave a register part empty (the instances left at the end of the
-// range take the child's own kernel).
+// would leave a register part empty, or a register of instances a store
+// (6 of every 8 bytes, 64 KiB: 0.58 -> 0.79x the hand loop; bytes in
+// 14-22 bytes, 2-4 runs: 1.2-1.4x faster).  The instances left at the end
+// of the range take the child's own kernel.
 char *k_vec_groups_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const ChunkTable &t = *n.groups;
   const int64_t st = n.stride, m = t.instances, steps = (i1 - i0) / m, step = m * st;
   char *p = base + i0 * st;
   const auto user = [=](int64_t k) { return p + k * step; };
-  s = window_steps<true, 4, true>(t, s, steps, user);
+  s = pieces<true>(t, s, steps, user);
   p += steps * step;
   for (int64_t i = i0 + steps * m; i < i1; i++, p += st) s = whole<true>(*n.child, p, s);
   return s;
@@ -875,6 +877,12 @@ bool pick_permute([[maybe_unused]] Node &n) {
   if (n.permute) {
     if (n.kind == Kind::Vec) n.pack = k_vec_permute<true>, n.unpack = k_vec_permute<false>;
     else n.pack = k_idx_permute<true>, n.unpack = k_idx_permute<false>;
+#ifdef LOOM_HAVE_TWO_SOURCE
+    if (!n.permute->pair_lanes) {
+      n.groups = make_group_table(n, n.permute->lane);
+      if (n.groups) n.pack = k_vec_groups_pack;
+    }
+#endif
     return true;
   }
   if (words_in_registers) {

@@ -212,10 +212,10 @@ std::shared_ptr<const ChunkTable> make_chunk_table(const Node &vec, int width, i
 std::shared_ptr<const ChunkTable> make_group_table(const Node &vec, int lane) {
   const Node &c = *vec.child;
   const int64_t P = c.packed;
-  if (vec.kind != Kind::Vec || P > 64 || 2 * P <= 64 || vec.stride <= 0) return nullptr;
+  if (vec.kind != Kind::Vec || P > 64 || vec.stride <= 0) return nullptr;
   int64_t m = 2;
   while (m * P % 64 != 0) m++;
-  if (m > 8 || vec.count < m) return nullptr;
+  if (m * P / 64 > kMaxChunks || vec.count < m) return nullptr;
   const std::vector<Run> one = leaf_runs(c);
   if (one.empty()) return nullptr;
   std::vector<Run> runs;

@@ -100,11 +100,12 @@ struct ChunkTable {
 std::shared_ptr<const ChunkTable> make_chunk_table(const Node &vec, int width, int lane,
                                                    int registers);
 /// Pieces for packing several consecutive instances of `vec` (a Vec) at
-/// once, where one instance's packed bytes leave a register part empty and
-/// two do not fit one (5-7 doubles of a few more): the fewest instances
-/// whose packed bytes fill whole registers (at most 8), each register
-/// one piece from a window of two; nullptr otherwise.  Registers of 64
-/// bytes.
+/// once, where registers of instances would leave part of each store
+/// empty (5-7 doubles of a few more; 5 instances of 6 bytes of every 8):
+/// the fewest instances whose packed bytes fill whole registers (at most
+/// kMaxChunks of them), each register one piece from a window of two, as
+/// the vectoriser packs them; nullptr where a piece would not fill its
+/// register.  Registers of 64 bytes.
 std::shared_ptr<const ChunkTable> make_group_table(const Node &vec, int lane);
 
 }  // namespace loom
