@@ -230,4 +230,47 @@ std::shared_ptr<const ChunkTable> make_group_table(const Node &vec, int lane) {
   return t;
 }
 
+std::shared_ptr<const ChainTable> make_chain_table(const Node &vec, int lane) {
+  const Node &c = *vec.child;
+  const int64_t P = c.packed;
+  if (vec.kind != Kind::Vec || P > 64 || 64 % P != 0 || vec.stride <= 0) return nullptr;
+  const int64_t m = 64 / P;
+  if (vec.count < 2 * m || (m > 1 && vec.stride % lane != 0)) return nullptr;
+  const std::vector<Run> one = leaf_runs(c);
+  if (one.empty()) return nullptr;
+  int64_t lo = one[0].off, hi = lo;
+  for (const Run &r : one) {
+    lo = std::min(lo, r.off), hi = std::max(hi, r.off + r.len);
+    if (r.len % lane != 0) return nullptr;
+  }
+  for (const Run &r : one)
+    if ((r.off - lo) % lane != 0) return nullptr;
+  const int64_t span = hi - lo + (m - 1) * vec.stride, k = (span + 63) / 64;
+  if (k < 3 || k > kMaxChain) return nullptr;
+  auto t = std::make_shared<ChainTable>();
+  t->lane = lane;
+  t->registers = (int)k;
+  t->instances = m;
+  t->window = lo;
+  const int lanes = 64 / lane;
+  for (int r = 0; r + 1 < kMaxChain; r++) {  // lanes not brought in keep theirs
+    for (int j = 0; j < 64; j++) t->idx8[r][j] = (uint8_t)j;
+    for (int j = 0; j < 16; j++) t->idx32[r][j] = j;
+  }
+  int out = 0;  // stream lane
+  for (int64_t i = 0; i < m; i++)
+    for (const Run &r : one)
+      for (int64_t b = 0; b < r.len; b += lane, out++) {
+        const int64_t u = (r.off + i * vec.stride + b - lo) / lane;  // window lane
+        const int reg = (int)(u / lanes), at = (int)(u % lanes);
+        t->lanes[reg] |= uint64_t(1) << at;
+        // Register 0's lanes are placed by the first permute, as its
+        // first source; register r's by permute r, as its second.
+        const int step = reg == 0 ? 0 : reg - 1, from = reg == 0 ? at : lanes + at;
+        if (lane == 1) t->idx8[step][out] = (uint8_t)from;
+        else t->idx32[step][out] = from;
+      }
+  return t;
+}
+
 }  // namespace loom

@@ -108,4 +108,31 @@ std::shared_ptr<const ChunkTable> make_chunk_table(const Node &vec, int width, i
 /// register.  Registers of 64 bytes.
 std::shared_ptr<const ChunkTable> make_group_table(const Node &vec, int lane);
 
+/// Packing a register of consecutive instances' bytes at a time from a
+/// window of K consecutive registers of the user's (3 <= K <= kMaxChain),
+/// as the vectoriser packs a byte of every 3 or a float of every 7: K
+/// masked loads and a chain of K - 1 two-source permutes, each bringing in
+/// the next register's lanes, then one full store.  Where one register of
+/// packed bytes spans more than the two registers of a group's piece.
+constexpr int kMaxChain = 8;
+struct ChainTable {
+  /// Permute r (r = 1..K-1) takes its lanes from the register so far
+  /// (lane t keeps t) or from window register r (lanes + its lane); the
+  /// first also places register 0's.  Bytes for byte lanes, 32-bit words
+  /// otherwise.
+  alignas(64) uint8_t idx8[kMaxChain - 1][64];
+  alignas(64) int32_t idx32[kMaxChain - 1][16];
+  uint64_t lanes[kMaxChain] = {};  // window lanes the typemap names, per register
+  int64_t window = 0;              // window start relative to the step's origin
+  int64_t instances = 0;           // consecutive instances a step packs (64 bytes)
+  int registers = 0;               // K
+  int lane = 1;
+};
+
+/// The chain for packing `vec` (a Vec whose instances' packed bytes divide
+/// a register of 64 bytes) with lanes of `lane` bytes; nullptr where a
+/// register's worth spans two registers or fewer (pairs and groups move
+/// those) or more than kMaxChain.
+std::shared_ptr<const ChainTable> make_chain_table(const Node &vec, int lane);
+
 }  // namespace loom

@@ -14,6 +14,7 @@ namespace loom {
 struct Node;
 struct PermuteTable;  // permute_table.hpp
 struct ChunkTable;
+struct ChainTable;
 using NodeP = std::shared_ptr<const Node>;
 
 /// Moves the full children [i0, i1) of one instance of `n` whose origin is
@@ -55,6 +56,8 @@ struct Node {
   /// Pieces that pack groups of consecutive instances into whole registers
   /// (make_group_table), for the pack kernel only; null otherwise.
   std::shared_ptr<const ChunkTable> groups;
+  /// The same from windows of 3 to 8 registers (make_chain_table).
+  std::shared_ptr<const ChainTable> chain;
 
   /// Packed bytes of child i (a byte for a Block).
   int64_t child_packed(int64_t i) const {
