@@ -13,7 +13,8 @@ after unpacking), and times both, interleaved, 61 times with Loom first and
 61 with the hand loop first (the second of a pair finds in cache what the
 first read: at 64 KiB packed from a 1 MiB span, the hand loop packed
 3.5x faster going second, 1.1x going first); per order medians, and the
-geometric mean of the two orders' ratios.
+geometric mean of the two orders' ratios.  Each unpacks its own packed
+bytes, so that both pack into a buffer as recently read.
 
     scripts/pattern_sweep.py                       # a fresh seed, 24 patterns, 1 MiB
     scripts/pattern_sweep.py --seed 7 --size 65536 --patterns 40
@@ -86,6 +87,8 @@ void run(int id, int es, loom_prim prim, std::vector<int64_t> off, std::vector<i
   // in cache (the user buffer when packing, the packed one when unpacking),
   // so Loom and the hand loop take turns going first and each order gets
   // its own medians; a pattern's ratio is the geometric mean of the two.
+  // Each unpacks its own packed bytes (the same bytes, checked above), so
+  // that both pack into a buffer as recently read.
   std::vector<double> L[2][2], H[2][2];
   auto timed = [](auto f) {
     const double t0 = now();
@@ -94,7 +97,7 @@ void run(int id, int es, loom_prim prim, std::vector<int64_t> off, std::vector<i
   };
   auto lp = [&] { q = 0; loom_pack(u, 1, t, pl, pb, &q); };
   auto hpk = [&] { hp((const T *)u, (T *)ph, n); };
-  auto lu = [&] { q = 0; loom_unpack(ph, pb, &q, ul, 1, t); };
+  auto lu = [&] { q = 0; loom_unpack(pl, pb, &q, ul, 1, t); };
   auto huk = [&] { hu((const T *)ph, (T *)uh, n); };
   for (int r = 0; r < 122; r++) {
     const int o = r % 2;  // 0: Loom first
