@@ -893,12 +893,12 @@ Kernel chain_pack(int k) {
 // Packing by chains where a register's packed bytes span 3 to 8 of the
 // user's (make_chain_table), over the kernels n has where those store
 // registers in part: 64 KiB, medians of 3 alternating processes, a byte of
-// every 3: 0.65 -> 0.85x the hand loop; of every 6: 3.3 -> 4.4x; a short
-// of every 3: 0.56 -> 0.86x; a float of every 5, 6, 7: 0.82, 0.75, 0.67
-// -> 1.34, 1.07, 0.91x.  Not where pairs of registers fill a store
-// (a byte of every 4: 0.88 -> 0.73x with chains; a short of every 8: 0.63
-// -> 0.57x), nor over strided doubles, which the row moves whole (every
-// 5th: equal; every 3rd: 0.93 -> 0.91x).
+// every 3: 0.62 -> 0.96x the hand loop; of every 6: 4.9 -> 6.3x; a short
+// of every 3: 0.61 -> 0.94x; a float of every 5, 6, 7: 1.26, 1.20, 1.14
+// -> 1.56, 1.34, 1.22x.  Not where pairs of registers fill a store (a
+// byte of every 8: 1.00 -> 0.88x with chains; a short of every 8: 1.05 ->
+// 0.92x), nor over strided doubles, which the row moves whole (every 6th:
+// 0.99 -> 0.93x).
 bool pick_chain([[maybe_unused]] Node &n) {
 #ifdef LOOM_HAVE_TWO_SOURCE
   if (n.kind != Kind::Vec || n.groups) return false;
