@@ -665,21 +665,34 @@ inline char *permute_steps(const PermuteTable &t, char *s, int64_t steps, User u
   return permute_one<Pack>(t, s, steps, user);
 }
 
-// A strided loop: per_vector consecutive instances per register; the
-// instances left at the end of the range take the child's own kernel.
-template <bool Pack>
-char *k_vec_permute(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
-  const PermuteTable &t = Pack && n.permute->pairs ? *n.permute->pairs : *n.permute;
-  const int64_t m = t.per_vector, st = n.stride, steps = (i1 - i0) / m;
+// A strided loop in steps of m consecutive instances: move(p, s, steps,
+// step) moves the whole steps from p, `step` bytes apart, and returns s
+// advanced; the instances left at the end of the range take the child's
+// own kernel.
+template <bool Pack, class Move>
+inline char *by_steps(const Node &n, char *base, char *s, int64_t i0, int64_t i1, int64_t m,
+                      Move move) {
+  const int64_t st = n.stride, steps = (i1 - i0) / m;
   char *p = base + i0 * st;
-  // By value: the stores go through char pointers, which may alias
-  // anything a reference names, and would reload it every step.
-  char *const w = p + t.map.window;
-  const int64_t step = m * st;
-  s = permute_steps<Pack>(t, s, steps, [=](int64_t k) { return w + k * step; });
+  s = move(p, s, steps, m * st);
   p += steps * m * st;
   for (int64_t i = i0 + steps * m; i < i1; i++, p += st) s = whole<Pack>(*n.child, p, s);
   return s;
+}
+
+// A strided loop: per_vector consecutive instances per register.
+template <bool Pack>
+char *k_vec_permute(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  const PermuteTable &t = Pack && n.permute->pairs ? *n.permute->pairs : *n.permute;
+  return by_steps<Pack>(n, base, s, i0, i1, t.per_vector,
+                        [&](char *p, char *out, int64_t steps, int64_t step) {
+                          // By value: the stores go through char pointers,
+                          // which may alias anything a reference names, and
+                          // would reload it every step.
+                          char *const w = p + t.map.window;
+                          return permute_steps<Pack>(t, out, steps,
+                                                     [=](int64_t k) { return w + k * step; });
+                        });
 }
 
 // An index loop: one instance per register, at its displacement.
@@ -831,13 +844,10 @@ char *k_idx_chunks(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 // of the range take the child's own kernel.
 char *k_vec_groups_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const ChunkTable &t = *n.groups;
-  const int64_t st = n.stride, m = t.instances, steps = (i1 - i0) / m, step = m * st;
-  char *p = base + i0 * st;
-  const auto user = [=](int64_t k) { return p + k * step; };
-  s = pieces<true>(t, s, steps, user);
-  p += steps * step;
-  for (int64_t i = i0 + steps * m; i < i1; i++, p += st) s = whole<true>(*n.child, p, s);
-  return s;
+  return by_steps<true>(n, base, s, i0, i1, t.instances,
+                        [&](char *p, char *out, int64_t steps, int64_t step) {
+                          return pieces<true>(t, out, steps, [=](int64_t k) { return p + k * step; });
+                        });
 }
 #endif
 #endif
@@ -846,11 +856,7 @@ char *k_vec_groups_pack(const Node &n, char *base, char *s, int64_t i0, int64_t 
 // Packing a register of instances a step from K registers of the user's
 // (ChainTable): K masked loads, K - 1 permutes in a chain, one full store.
 template <int Lane, int K>
-char *k_vec_chain_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
-  const ChainTable &t = *n.chain;
-  const int64_t st = n.stride, m = t.instances, steps = (i1 - i0) / m, step = m * st;
-  char *p = base + i0 * st;
-  const char *w = p + t.window;
+inline char *chain_steps(const ChainTable &t, const char *w, char *s, int64_t steps, int64_t step) {
   __m512i idx[K - 1];
   uint64_t um[K];
   for (int r = 0; r < K; r++) um[r] = t.lanes[r];
@@ -872,9 +878,16 @@ char *k_vec_chain_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i
     }
     _mm512_storeu_si512(s, x);
   }
-  p += steps * step;
-  for (int64_t i = i0 + steps * m; i < i1; i++, p += st) s = whole<true>(*n.child, p, s);
   return s;
+}
+
+template <int Lane, int K>
+char *k_vec_chain_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  const ChainTable &t = *n.chain;
+  return by_steps<true>(n, base, s, i0, i1, t.instances,
+                        [&](char *p, char *out, int64_t steps, int64_t step) {
+                          return chain_steps<Lane, K>(t, p + t.window, out, steps, step);
+                        });
 }
 
 template <int Lane>
