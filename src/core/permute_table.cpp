@@ -3,6 +3,7 @@
 #include "permute_table.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "plan.hpp"
@@ -73,6 +74,13 @@ std::vector<Run> leaf_runs(const Node &c) {
 constexpr int64_t kMinStreamBytes = 16;
 constexpr int64_t kMinMovesReplaced = 4;
 
+// The first byte and one past the last byte that non-empty `runs` name.
+std::pair<int64_t, int64_t> runs_span(const std::vector<Run> &runs) {
+  int64_t lo = runs[0].off, hi = runs[0].off + runs[0].len;
+  for (const Run &r : runs) lo = std::min(lo, r.off), hi = std::max(hi, r.off + r.len);
+  return {lo, hi};
+}
+
 // The mask of lanes 0..n-1 (n up to 64).
 uint64_t low_lanes(int64_t n) { return n == 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1; }
 
@@ -96,8 +104,8 @@ std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int widt
   const Node &c = *vec.child;
   const std::vector<Run> runs = leaf_runs(c);
   if (runs.empty() || (int64_t)runs.size() > width) return nullptr;
-  int64_t lo = runs[0].off, hi = runs[0].off + runs[0].len;
-  for (const Run &r : runs) lo = std::min(lo, r.off), hi = std::max(hi, r.off + r.len);
+  const std::pair<int64_t, int64_t> span = runs_span(runs);
+  const int64_t lo = span.first, hi = span.second;  // captured below (C++17)
   const int64_t st = vec.stride, P = c.packed;
   // The most consecutive instances whose window and packed bytes both fit.
   auto window_of = [&](int64_t m, int64_t *start) {
@@ -238,13 +246,9 @@ std::shared_ptr<const ChainTable> make_chain_table(const Node &vec, int lane) {
   if (vec.count < 2 * m || (m > 1 && vec.stride % lane != 0)) return nullptr;
   const std::vector<Run> one = leaf_runs(c);
   if (one.empty()) return nullptr;
-  int64_t lo = one[0].off, hi = lo;
-  for (const Run &r : one) {
-    lo = std::min(lo, r.off), hi = std::max(hi, r.off + r.len);
-    if (r.len % lane != 0) return nullptr;
-  }
+  const auto [lo, hi] = runs_span(one);
   for (const Run &r : one)
-    if ((r.off - lo) % lane != 0) return nullptr;
+    if (r.len % lane != 0 || (r.off - lo) % lane != 0) return nullptr;
   const int64_t span = hi - lo + (m - 1) * vec.stride, k = (span + 63) / 64;
   if (k < 3 || k > kMaxChain) return nullptr;
   auto t = std::make_shared<ChainTable>();
