@@ -51,7 +51,9 @@ const KernelSet &current_kernel_set() {
 
 void select_kernels(Node &n) {
   current_kernel_set().select(n);
-  if (n.pack_alt || n.unpack_alt) n.choice = std::shared_ptr<TimedChoice[]>(new TimedChoice[2]);
+  if (n.pack_alt || n.unpack_alt)
+    n.choice = std::shared_ptr<TimedChoice[]>(
+        new TimedChoice[2]{TimedChoice::Tie::kKeep, TimedChoice::Tie::kKeep});
 }
 
 }  // namespace loom

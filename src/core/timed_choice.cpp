@@ -32,7 +32,8 @@ TimedChoice::Call TimedChoice::plan() {
 
 uint32_t TimedChoice::probe_calls(Verdict v) { return v == kAlt ? 2 : 1; }
 
-TimedChoice::Verdict TimedChoice::faster(double alt, double base) {
+TimedChoice::Verdict TimedChoice::faster(double alt, double base) const {
+  if (tie_ == Tie::kKeep && verdict_ == kAlt) return base <= 0.95 * alt ? kBase : kAlt;
   return alt <= 0.95 * base ? kAlt : kBase;
 }
 
@@ -64,9 +65,9 @@ void TimedChoice::record(Call c, double per_byte) {
       gap_ = kProbeFirst;
     } else {
       gap_ = std::min(2 * gap_, kProbeMax);
-      // Per call, in calls.  A probe of the alternative can lose while up to 5%
-      // faster (lost < 0: nothing to pay back), and one of infinite time
-      // over another makes NaN: both count as 0.
+      // Per call, in calls.  A probe can lose while up to 5% faster (lost
+      // < 0: nothing to pay back), and one of infinite time over another
+      // makes NaN: both count as 0.
       const double lost = per_byte / median(verdict_ == kAlt) - 1;
       const double share = lost > 0 ? lost * (double)probe_calls(verdict_) * kProbeShare : 0;
       next_probe_ = calls_ + std::max<uint64_t>(gap_, (uint64_t)std::min(share, 1e9));

@@ -1,12 +1,13 @@
 // A choice between two ways of moving the same (type, count) in one
 // direction, decided from the program's own timed calls: the base way, or
-// an alternative taken only when at least 5% faster.  Two choices use it:
+// an alternative.  Two choices use it:
 //
 //   - several threads against one (parallel.cpp; the alternative is
-//     several);
+//     several, taken only when at least 5% faster: Tie::kBase);
 //   - a plan root's alternative kernel against its base kernel
 //     (kernels.cpp, capi.cpp): layouts where which loop shape wins depends
-//     on the machine, measured 20% to 2x apart either way.
+//     on the machine, measured 20% to 2x apart either way (the verdict
+//     changes when the other side is 5% faster: Tie::kKeep).
 //
 // The winner is a property of the layout and the machine, not of the size
 // alone, and on a shared or virtual machine it changes while the program
@@ -18,11 +19,10 @@
 //
 //   - the first 2 kTrials calls alternate pairs, alternative and base;
 //   - then each call takes the side whose median over its last kWindow
-//     samples is faster (the alternative only when at least 5% faster), so
-//     a side that slows down for good loses within a few calls, and a side
-//     whose first calls after other work find cold caches does not (a
-//     benchmark that alternates contenders, a program that computes
-//     between messages);
+//     samples is faster, by at least 5% (Tie below), so a side that slows
+//     down for good loses within a few calls, and a side whose first calls
+//     after other work find cold caches does not (a benchmark that
+//     alternates contenders, a program that computes between messages);
 //   - the other side is tried again now and then (a probe): kProbeFirst
 //     calls after the verdict changes or a probe wins, and after a probe
 //     that loses twice as long as the last time, up to kProbeMax calls,
@@ -55,6 +55,20 @@ namespace loom {
 
 class TimedChoice {
  public:
+  /// What a difference of less than 5% between the sides' medians decides.
+  ///   - kBase: the base.  The alternative is taken only while at least 5%
+  ///     faster: several threads hold a second core, for nothing unless
+  ///     they gain.
+  ///   - kKeep: the verdict already held (the base before the first).  The
+  ///     verdict changes only when the other side is at least 5% faster:
+  ///     two loop shapes of one thread cost the same to run, and with
+  ///     kBase an alternative 6% faster kept losing its verdict to its own
+  ///     samples' noise (NAS MG x unpacking, 16 Ki doubles 2064 bytes
+  ///     apart, on the Intel VM: the program ran as fast as the base,
+  ///     2511-2575 MB/s, against 2672-2700 for the alternative alone).
+  enum class Tie { kBase, kKeep };
+  TimedChoice(Tie tie = Tie::kBase) : tie_(tie) {}
+
   static constexpr uint32_t kTrials = 6;
   static constexpr uint32_t kWindow = 7;
   static constexpr uint64_t kProbeFirst = 16;
@@ -82,10 +96,11 @@ class TimedChoice {
  private:
   double median(int side) const;  // of the window's samples so far
   static uint32_t probe_calls(Verdict v);  // a probe's calls against verdict v
-  /// The verdict for these times of the alternative and of the base: the
-  /// alternative only when at least 5% faster.
-  static Verdict faster(double alt, double base);
+  /// The verdict for these times of the alternative and of the base, from
+  /// the verdict held (Tie).
+  Verdict faster(double alt, double base) const;
 
+  const Tie tie_;
   mutable std::mutex mu_;
   uint64_t calls_ = 0, probes_ = 0;
   uint64_t next_probe_ = 0, gap_ = kProbeFirst;

@@ -202,6 +202,39 @@ TEST(Parallel, TimedChoiceFollowsTheFasterSide) {
   EXPECT_EQ(failing.verdict(), TC::kBase);
 }
 
+// Tie::kKeep (the kernel alternatives): a verdict changes only when the
+// other side is at least 5% faster, where Tie::kBase returns to the base
+// as soon as the alternative is not.
+TEST(Parallel, TimedChoiceKeepsItsVerdictWithinFivePercent) {
+  using TC = loom::TimedChoice;
+  for (const TC::Tie tie : {TC::Tie::kBase, TC::Tie::kKeep}) {
+    TC choice(tie);
+    double alt = 1.0, base = 2.0;
+    auto run = [&](uint64_t calls) {
+      for (uint64_t i = 0; i < calls; ++i) {
+        const TC::Call c = choice.plan();
+        choice.record(c, c.alt ? alt : base);
+      }
+    };
+    run(2 * TC::kTrials);
+    ASSERT_EQ(choice.verdict(), TC::kAlt);
+    // The base turns 3% faster than the alternative: under kBase the
+    // alternative loses at once, under kKeep it keeps the verdict (its
+    // probes of the base, 3% faster, lose).
+    base = 0.97 * alt;
+    run(TC::kWindow + 2000);
+    EXPECT_EQ(choice.verdict(), tie == TC::Tie::kKeep ? TC::kAlt : TC::kBase);
+    // The base 10% faster: both take it, within a window of probes.
+    base = 0.9 * alt;
+    run(TC::kProbeMax + (TC::kWindow / 2 + 1) * (TC::kProbeFirst + 2));
+    EXPECT_EQ(choice.verdict(), TC::kBase);
+    // The alternative 3% faster than the base: neither returns to it.
+    alt = 0.97 * base;
+    run(2000);
+    EXPECT_EQ(choice.verdict(), TC::kBase);
+  }
+}
+
 // A type freed while cached stays alive in the cache (its reference), so
 // a new type at the same address never meets the old one's checkpoints.
 TEST(Parallel, FreedTypeIsNotConfusedWithItsSuccessor) {
