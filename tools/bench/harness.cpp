@@ -1,5 +1,7 @@
 #include "harness.h"
 
+#include "balanced_sequence.h"
+
 #include <mpi.h>
 
 #include <algorithm>
@@ -23,6 +25,7 @@ const char *contender_name(int c) {
 namespace {
 constexpr size_t kGuard = 256;       // checked bytes after every buffer
 constexpr unsigned char kGuardByte = 0xC3;
+
 }  // namespace
 
 // Page-aligned buffer of n usable bytes followed by a guard zone.
@@ -291,6 +294,11 @@ CaseResult run_case(const CaseDef &def, const CaseParams &params,
     }
     round_s += t * static_cast<double>(o->reps + 1);
   }
+  std::vector<Op *> live;
+  for (Op *o : ops)
+    if (o->enabled) live.push_back(o);
+  const std::vector<size_t> sequence = balanced_sequence(live.size());
+  const int per_sequence = std::max<int>(1, static_cast<int>(live.size()) - 1);
   int rounds;
   if (opt.reps > 0) {
     rounds = opt.reps;
@@ -299,33 +307,33 @@ CaseResult run_case(const CaseDef &def, const CaseParams &params,
   } else {
     rounds = static_cast<int>(opt.budget_s / std::max(round_s, 1e-9));
     rounds = std::clamp(rounds, opt.min_rounds, opt.max_rounds);
+    // Whole sequences, so that the order stays balanced.
+    rounds = (rounds + per_sequence - 1) / per_sequence * per_sequence;
   }
   r.rounds = rounds;
 
-  // Rounds interleave the contenders: every round runs each operation once
-  // (Loom, hand, MPI and memcpy packing; Loom, hand and MPI unpacking; the
-  // memcpy bound serves both directions), in an order shuffled per round from
-  // a fixed seed.  An operation pays for the cache state the previous one
-  // leaves behind, even after a warm-up run: in a fixed order the first
-  // contender measured up to 40% slower than the others on identical memcpy
-  // work (Contig), while shuffled rounds give the three memcpy contenders the
-  // same median within a few percent.  Each timed sample also follows one
-  // untimed run of the same operation (its own data just touched, as when a
-  // message is packed over and over).
-  std::vector<size_t> perm(ops.size());
-  uint64_t rng = 0x9E3779B97F4A7C15ull;
-  for (int round = 0; round < rounds; ++round) {
-    for (size_t j = 0; j < perm.size(); ++j) perm[j] = j;
-    for (size_t j = perm.size() - 1; j > 0; --j) {
-      rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-      std::swap(perm[j], perm[(rng >> 33) % (j + 1)]);
-    }
-    for (size_t j : perm) {
-      Op *o = ops[j];
-      if (!o->enabled) continue;
-      o->fn();
-      o->samples.push_back(time_once(*o));
-    }
+  // The contenders interleave: over `rounds` runs of each operation (Loom,
+  // hand, MPI and memcpy packing; Loom, hand and MPI unpacking; the memcpy
+  // bound serves both directions), in balanced_sequence's order.  An
+  // operation pays for the cache state the previous one leaves behind,
+  // even after a warm-up run: in a fixed order the first contender measured
+  // up to 40% slower than the others on identical memcpy work (Contig).
+  // Orders shuffled per round from a fixed seed evened that out only on
+  // average: over the 41 rounds of Indexed (FLOAT) in the Open MPI build,
+  // Loom's pack followed an unpack (whose dirty lines the next operation
+  // writes back) 20 times and the hand loop's 17, and memcpy 5 times
+  // against 10, the same in every run, and Loom read 0.83-0.95x the hand
+  // loop in every such run (0.97-1.22 in the MPICH build's 150 rounds).
+  // Each timed sample also follows one untimed run of the same operation
+  // (its own data just touched, as when a message is packed over and over).
+  // (--reps and --quick may end within a sequence: an operation that has
+  // its rounds is skipped from then on.)
+  for (size_t k = 0, done = 0; done < live.size(); ++k) {
+    Op *o = live[sequence[k % sequence.size()]];
+    if (o->samples.size() == (size_t)rounds) continue;
+    o->fn();
+    o->samples.push_back(time_once(*o));
+    if (o->samples.size() == (size_t)rounds) ++done;
   }
 
   auto fill = [n, &opt](OpResult &res, const Op &o) {

@@ -1,6 +1,6 @@
 // Verification and timing of one case: Loom, the hand loop, the system MPI
-// (PMPI_Pack / PMPI_Unpack) and a memcpy of the packed bytes, interleaved in
-// rounds (shuffled order within each round), medians reported.
+// (PMPI_Pack / PMPI_Unpack) and a memcpy of the packed bytes, interleaved
+// (each operation after every other one equally often), medians reported.
 #pragma once
 
 #include <cstdint>
