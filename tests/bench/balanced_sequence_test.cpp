@@ -1,16 +1,20 @@
 // loom bench pack's interleaving order (tools/bench/balanced_sequence.h):
 // for every number of operations, each runs equally often and follows
-// every other one exactly once, the sequence read as a cycle (it repeats).
+// every other one exactly once, a pass read as a cycle, and passes from
+// one seed differ.
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
+#include <set>
 #include <utility>
 
 #include "balanced_sequence.h"
 
 TEST(BalancedSequence, EveryOperationFollowsEveryOtherOnce) {
+  std::mt19937_64 rng(1);
   for (size_t n = 2; n <= 12; ++n) {
-    const std::vector<size_t> s = loom_bench::balanced_sequence(n);
+    const std::vector<size_t> s = loom_bench::balanced_sequence(n, rng);
     ASSERT_EQ(s.size(), n * (n - 1)) << n << " operations";
     std::map<std::pair<size_t, size_t>, int> pairs;
     std::vector<int> runs(n);
@@ -25,5 +29,8 @@ TEST(BalancedSequence, EveryOperationFollowsEveryOtherOnce) {
         EXPECT_EQ(pairs[std::make_pair(a, b)], a == b ? 0 : 1) << a << " then " << b << " of " << n;
     }
   }
-  EXPECT_EQ(loom_bench::balanced_sequence(1), std::vector<size_t>{0});
+  EXPECT_EQ(loom_bench::balanced_sequence(1, rng), std::vector<size_t>{0});
+  std::set<std::vector<size_t>> passes;
+  for (int k = 0; k < 10; ++k) passes.insert(loom_bench::balanced_sequence(7, rng));
+  EXPECT_GE(passes.size(), 9u) << "passes repeat";
 }
