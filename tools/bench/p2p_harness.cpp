@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <random>
 
+#include "balanced_sequence.h"
 #include "harness.h"
 
 namespace loom_bench {
@@ -55,36 +58,34 @@ int time_comm_ops(const std::vector<CommOp *> &ops, const CommTiming &opt,
                                               1, 100000);
   }
 
-  // Interleaved rounds, one shuffled order per round from a fixed seed (the
-  // same on every rank, so that they run the same operation together).  A
-  // sample of several operations follows one untimed operation of its own,
-  // as in `loom bench pack`: an operation then finds its own data, not its
-  // predecessor's, in cache.  Rounds go on until the time budget is spent
-  // (at least min_rounds; rank 0's clock decides, so that every rank stops
-  // together): on a loaded machine the operations take longer than their
-  // calibration said.
-  std::vector<size_t> perm(ops.size());
-  uint64_t rng = 0x9E3779B97F4A7C15ull;
+  // Interleaved passes (balanced_sequence.h: each operation right after
+  // every other one equally often, as in `loom bench pack`), from a fixed
+  // seed, the same on every rank, so that they run the same operation
+  // together.  A sample of several operations follows one untimed operation
+  // of its own: an operation then finds its own data, not its
+  // predecessor's, in cache.  Passes go on until the time budget is spent
+  // (at least min_rounds runs of each; rank 0's clock decides, so that
+  // every rank stops together): on a loaded machine the operations take
+  // longer than their calibration said.  --reps and --quick stop each
+  // operation at its count, within a pass.
+  std::vector<CommOp *> live;
+  for (CommOp *o : ops)
+    if (o->enabled) live.push_back(o);
+  const size_t target = opt.reps > 0 ? (size_t)opt.reps : opt.quick ? 2 : SIZE_MAX;
+  std::mt19937_64 rng(0x9E3779B97F4A7C15ull);
   const double start = now_s();
-  int rounds = 0;
-  for (;;) {
-    for (size_t j = 0; j < perm.size(); ++j) perm[j] = j;
-    for (size_t j = perm.size(); j-- > 1;) {
-      rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-      std::swap(perm[j], perm[(rng >> 33) % (j + 1)]);
-    }
-    for (size_t j : perm) {
-      CommOp *o = ops[j];
-      if (!o->enabled) continue;
+  int rounds = 0;  // runs of each operation
+  while (!live.empty()) {
+    for (size_t j : balanced_sequence(live.size(), rng)) {
+      CommOp *o = live[j];
+      if (o->samples.size() >= target) continue;
       if (o->reps > 1) o->fn();
       o->samples.push_back(timed(*o, o->reps, comm));
     }
-    ++rounds;
+    rounds = (int)live.front()->samples.size();  // the same for every operation
     int stop;
-    if (opt.reps > 0)
-      stop = rounds >= opt.reps;
-    else if (opt.quick)
-      stop = rounds >= 2;
+    if (target != SIZE_MAX)
+      stop = (size_t)rounds >= target;
     else
       stop = rounds >= opt.max_rounds ||
              (rounds >= opt.min_rounds && now_s() - start >= opt.budget_s);
