@@ -1,5 +1,6 @@
-// The order in which `loom bench pack` interleaves its operations
-// (harness.cpp).  Header-only so that tests/bench can check it.
+// The order in which `loom bench pack`, `p2p` and `coll` interleave their
+// operations (harness.cpp, p2p_harness.cpp).  Header-only so that
+// tests/bench can check it.
 #pragma once
 
 #include <cstddef>
