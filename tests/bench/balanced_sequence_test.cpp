@@ -1,4 +1,5 @@
-// loom bench pack's interleaving order (tools/bench/balanced_sequence.h):
+// The interleaving order of loom bench pack, p2p and coll
+// (tools/bench/balanced_sequence.h):
 // for every number of operations, each runs equally often and follows
 // every other one exactly once, a pass read as a cycle, and passes from
 // one seed differ.

@@ -47,4 +47,14 @@ std::vector<size_t> balanced_sequence(size_t n, Rng &rng) {
   return {circuit.rbegin(), circuit.rend()};
 }
 
+// One pass of n operations in balanced_sequence's order: run(j) for each
+// operation j whose samples(j) is still below `target` (--reps and
+// --quick may end within a pass).  After a pass every operation has the
+// same number of samples, at most `target`.
+template <class Rng, class Samples, class Run>
+void balanced_pass(size_t n, size_t target, Rng &rng, Samples samples, Run run) {
+  for (size_t j : balanced_sequence(n, rng))
+    if (samples(j) < target) run(j);
+}
+
 }  // namespace loom_bench

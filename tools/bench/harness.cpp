@@ -26,7 +26,6 @@ const char *contender_name(int c) {
 namespace {
 constexpr size_t kGuard = 256;       // checked bytes after every buffer
 constexpr unsigned char kGuardByte = 0xC3;
-
 }  // namespace
 
 // Page-aligned buffer of n usable bytes followed by a guard zone.
@@ -333,15 +332,13 @@ CaseResult run_case(const CaseDef &def, const CaseParams &params,
   // rounds is skipped from then on.)  The passes come from a fixed seed:
   // a run can be repeated.
   std::mt19937_64 rng(0x9E3779B97F4A7C15ull);
-  for (size_t done = 0; done < live.size();) {
-    for (size_t j : balanced_sequence(live.size(), rng)) {
-      Op *o = live[j];
-      if (o->samples.size() == (size_t)rounds) continue;
-      o->fn();
-      o->samples.push_back(time_once(*o));
-      if (o->samples.size() == (size_t)rounds) ++done;
-    }
-  }
+  while (!live.empty() && live.front()->samples.size() < (size_t)rounds)
+    balanced_pass(
+        live.size(), (size_t)rounds, rng, [&](size_t j) { return live[j]->samples.size(); },
+        [&](size_t j) {
+          live[j]->fn();
+          live[j]->samples.push_back(time_once(*live[j]));
+        });
 
   auto fill = [n, &opt](OpResult &res, const Op &o) {
     if (!o.enabled || o.samples.empty()) return;

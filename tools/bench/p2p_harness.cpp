@@ -76,12 +76,13 @@ int time_comm_ops(const std::vector<CommOp *> &ops, const CommTiming &opt,
   const double start = now_s();
   int rounds = 0;  // runs of each operation
   while (!live.empty()) {
-    for (size_t j : balanced_sequence(live.size(), rng)) {
-      CommOp *o = live[j];
-      if (o->samples.size() >= target) continue;
-      if (o->reps > 1) o->fn();
-      o->samples.push_back(timed(*o, o->reps, comm));
-    }
+    balanced_pass(
+        live.size(), target, rng, [&](size_t j) { return live[j]->samples.size(); },
+        [&](size_t j) {
+          CommOp &o = *live[j];
+          if (o.reps > 1) o.fn();
+          o.samples.push_back(timed(o, o.reps, comm));
+        });
     rounds = (int)live.front()->samples.size();  // the same for every operation
     int stop;
     if (target != SIZE_MAX)
