@@ -158,9 +158,29 @@ std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int widt
 
 namespace {
 
-// The pieces of a step whose runs (packed bytes `packed`) are `runs`.
+constexpr int64_t kPage = 4096;  // the smallest page (x86-64)
+
+// Whether every window of t (`span` bytes) ends at or before a byte of
+// `runs` or, `step` bytes on (0: none), of the next step's, less than a
+// page past its start.
+bool windows_covered(const ChunkTable &t, int64_t span, const std::vector<Run> &runs,
+                     int64_t step) {
+  auto covers = [&](int64_t start, int64_t end, int64_t shift) {
+    auto r = std::find_if(runs.begin(), runs.end(),
+                          [&](const Run &x) { return shift + x.off + x.len >= end; });
+    return r != runs.end() && std::max(shift + r->off, end - 1) - start < kPage;
+  };
+  for (int j = 0; j < t.chunks; j++) {
+    const int64_t start = t.chunk[j].window, end = start + span;
+    if (!covers(start, end, 0) && !(step > 0 && covers(start, end, step))) return false;
+  }
+  return true;
+}
+
+// The pieces of a step whose runs (packed bytes `packed`) are `runs`, the
+// next step `step` bytes on (0: not a strided loop).
 std::shared_ptr<ChunkTable> chunk_table(const std::vector<Run> &runs, int64_t packed, int width,
-                                        int lane, int registers) {
+                                        int lane, int registers, int64_t step) {
   if (runs.size() < 2 || packed > 64 * (int64_t)runs.size()) return nullptr;
   for (size_t i = 0; i < runs.size(); i++) {
     if (runs[i].len % lane != 0 || (runs[i].off - runs[0].off) % lane != 0) return nullptr;
@@ -192,6 +212,8 @@ std::shared_ptr<ChunkTable> chunk_table(const std::vector<Run> &runs, int64_t pa
   }
   // It pays where a piece replaces more than one move.
   if (t->chunks >= (int)runs.size()) return nullptr;
+  t->whole_alone = windows_covered(*t, span, runs, 0);
+  t->whole_next = t->whole_alone || (step > 0 && windows_covered(*t, span, runs, step));
   return t;
 }
 
@@ -205,13 +227,14 @@ std::shared_ptr<const ChunkTable> make_chunk_table(const Node &vec, int width, i
   const Node &c = *vec.child;
   if (!irregular(c)) return nullptr;
   const std::vector<Run> runs = leaf_runs(c);
-  std::shared_ptr<ChunkTable> t = chunk_table(runs, c.packed, width, lane, 1);
+  const int64_t step = vec.kind == Kind::Vec && vec.stride > 0 ? vec.stride : 0;
+  std::shared_ptr<ChunkTable> t = chunk_table(runs, c.packed, width, lane, 1, step);
   // Two-register windows where they save a quarter of the pieces or more:
   // a piece costs a load more with them, and unpacking, a permute and a
   // store more (6 wide pieces of doubles against 5: 0.85x packing, 0.8x
   // unpacking; 3 against 2: 1.2-1.5x).
   if (registers == 2) {
-    std::shared_ptr<ChunkTable> two = chunk_table(runs, c.packed, width, lane, 2);
+    std::shared_ptr<ChunkTable> two = chunk_table(runs, c.packed, width, lane, 2, step);
     if (two && (!t || 4 * two->chunks <= 3 * t->chunks)) t = two;
   }
   return t;
@@ -229,7 +252,7 @@ std::shared_ptr<const ChunkTable> make_group_table(const Node &vec, int lane) {
   std::vector<Run> runs;
   for (int64_t i = 0; i < m; i++)
     for (const Run &r : one) runs.push_back({r.off + i * vec.stride, r.len});
-  std::shared_ptr<ChunkTable> t = chunk_table(runs, m * P, 64, lane, 2);
+  std::shared_ptr<ChunkTable> t = chunk_table(runs, m * P, 64, lane, 2, m * vec.stride);
   // Only where every piece fills its register: a group whose registers
   // each need two pieces (5 doubles of every 13) packed 5-10% slower than
   // the moves.

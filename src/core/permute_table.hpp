@@ -88,6 +88,14 @@ struct ChunkTable {
   int registers = 1;         // per window: 1, or 2 (two-source permutes)
   int64_t instances = 1;     // consecutive instances a step moves (make_group_table)
   int64_t stream_bytes = 0;  // packed bytes of a step
+  /// Packing may load a step's windows whole, gaps and all, where each
+  /// window ends at or before a byte of the typemap less than a page past
+  /// the window's start: every byte it reads then lies on a page the
+  /// typemap touches (no fault, only the user's memory; the permute drops
+  /// the bytes not named).  whole_alone: the step's own bytes cover its
+  /// windows; whole_next: its own or the next step's do, at `step` bytes
+  /// on (a strided loop), so every step but a range's last loads whole.
+  bool whole_alone = false, whole_next = false;
 };
 
 /// The pieces of `vec`'s child, an index leaf or a small irregular nest
@@ -96,7 +104,8 @@ struct ChunkTable {
 /// or two where `registers` is 2 (only where width is 64) and that saves a
 /// quarter of the pieces; nullptr where its runs do not
 /// rise, are not whole lanes, average over 64 bytes, or need more than
-/// kMaxChunks pieces or as many pieces as runs (nothing saved).
+/// kMaxChunks pieces or as many pieces as runs (nothing saved).  A Vec's
+/// stride sets whole_next; an Idx's steps have none.
 std::shared_ptr<const ChunkTable> make_chunk_table(const Node &vec, int width, int lane,
                                                    int registers);
 /// Pieces for packing several consecutive instances of `vec` (a Vec) at

@@ -6,14 +6,19 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "differential.hpp"
 #include "loom.h"
+#include "loom_handle.hpp"
 #include "run_seed.hpp"
 #include "test_env.hpp"
 
@@ -157,25 +162,21 @@ std::pair<TypeSpecPtr, int64_t> small_pattern(std::mt19937_64 &rng) {
   return {hindexed_block(1, at, unit), 24};
 }
 
-TEST(Isa, SmallRepeatingPatternsOnEverySet) {
+// `n` trials of the test `what` under every set the CPU runs, each set
+// from the same seed: trial(rng, i, seed) returns "" or what failed (up
+// to three failures a set are reported).
+template <class Trial>
+void on_every_set(const char *what, int n, Trial trial) {
   const std::string before = loom_isa();
-  const uint64_t seed = run_seed("Isa.SmallRepeatingPatternsOnEverySet");
-#ifdef LOOM_TEST_SANITIZED
-  const int n = static_cast<int>(50 * test_scale());  // every set, ten times slower
-#else
-  const int n = static_cast<int>(200 * test_scale());
-#endif
+  const uint64_t seed = run_seed(what);
   for (const std::string &name : runnable()) {
     ASSERT_EQ(loom_set_isa(name.c_str()), LOOM_OK) << name;
     std::mt19937_64 rng(seed);
     int failures = 0;
     for (int i = 0; i < n && failures < 3; ++i) {
-      const auto [spec, most] = small_pattern(rng);
-      const int64_t count = std::uniform_int_distribution<int64_t>(1, most)(rng);
-      TrialResult r = run_trial(seed + static_cast<uint64_t>(i), spec, count);
-      if (!r.error.empty()) {
-        ADD_FAILURE() << name << ": pattern " << i << " of seed " << seed << ", count "
-                      << r.count << "\n  type: " << r.type << "\n  " << r.error;
+      const std::string error = trial(rng, i, seed);
+      if (!error.empty()) {
+        ADD_FAILURE() << name << ": trial " << i << " of seed " << seed << ": " << error;
         ++failures;
       }
     }
@@ -183,38 +184,132 @@ TEST(Isa, SmallRepeatingPatternsOnEverySet) {
   ASSERT_EQ(loom_set_isa(before.c_str()), LOOM_OK);
 }
 
+std::string trial_error(const TrialResult &r) {
+  if (r.error.empty()) return "";
+  return "count " + std::to_string(r.count) + "\n  type: " + r.type + "\n  " + r.error;
+}
+
+TEST(Isa, SmallRepeatingPatternsOnEverySet) {
+#ifdef LOOM_TEST_SANITIZED
+  const int n = static_cast<int>(50 * test_scale());  // every set, ten times slower
+#else
+  const int n = static_cast<int>(200 * test_scale());
+#endif
+  on_every_set("Isa.SmallRepeatingPatternsOnEverySet", n,
+               [](std::mt19937_64 &rng, int i, uint64_t seed) {
+                 const auto [spec, most] = small_pattern(rng);
+                 const int64_t count = std::uniform_int_distribution<int64_t>(1, most)(rng);
+                 return trial_error(run_trial(seed + static_cast<uint64_t>(i), spec, count));
+               });
+}
+
+// `bytes` of memory against an inaccessible page: ending where it starts
+// (`at_end`), or starting where the one before it ends.  An access outside
+// the bytes on that side faults.
+class Fenced {
+ public:
+  Fenced(size_t bytes, bool at_end) {
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE), body = (bytes + page - 1) / page * page;
+    size_ = body + 2 * page;
+    void *m = mmap(nullptr, size_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return;
+    base_ = static_cast<unsigned char *>(m);
+    if (mprotect(base_ + page, body, PROT_READ | PROT_WRITE) != 0) return;
+    data_ = at_end ? base_ + page + body - bytes : base_ + page;
+  }
+  ~Fenced() {
+    if (base_) munmap(base_, size_);
+  }
+  Fenced(const Fenced &) = delete;
+  Fenced &operator=(const Fenced &) = delete;
+  unsigned char *data() { return data_; }  // null: no memory
+
+ private:
+  unsigned char *base_ = nullptr, *data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// One fenced placement: the user's bytes [lo, hi) and the stream against
+// inaccessible pages, packed whole, in two ranges split at `cut`, and
+// unpacked.  "" or what failed.
+std::string fenced_trial(const Layout &lay, int64_t count, loom_type t, int64_t lo, int64_t hi,
+                         size_t cut, bool at_end, std::mt19937_64 &rng) {
+  const size_t total = (size_t)(lay.size * count), span = (size_t)(hi - lo);
+  if (total == 0) return "";
+  Fenced user(span, at_end), stream(total, at_end), back(span, at_end);
+  if (!user.data() || !stream.data() || !back.data()) return "no memory";
+  for (size_t b = 0; b < span; ++b) user.data()[b] = (unsigned char)rng();
+  const unsigned char *origin = user.data() - lo;
+  const std::vector<unsigned char> expect = reference_pack(lay, count, origin);
+  size_t pos = 0;
+  if (loom_pack(origin, count, t, stream.data(), total, &pos) != LOOM_OK ||
+      std::memcmp(stream.data(), expect.data(), total) != 0)
+    return "loom_pack";
+  std::memset(stream.data(), 0, total);
+  if (loom_pack_range(origin, count, t, 0, cut, stream.data()) != LOOM_OK ||
+      loom_pack_range(origin, count, t, cut, total - cut, stream.data() + cut) != LOOM_OK ||
+      std::memcmp(stream.data(), expect.data(), total) != 0)
+    return "loom_pack_range at " + std::to_string(cut);
+  if (reference_overlaps(lay, count)) return "";  // unpacking it is erroneous
+  std::memset(back.data(), 0x5A, span);
+  std::vector<unsigned char> want(span, 0x5A);
+  reference_unpack(lay, count, expect.data(), want.data() - lo);
+  pos = 0;
+  if (loom_unpack(stream.data(), total, &pos, back.data() - lo, count, t) != LOOM_OK ||
+      std::memcmp(back.data(), want.data(), span) != 0)
+    return "loom_unpack";
+  return "";
+}
+
+// Packing may load bytes between those of the typemap (kernels.cpp,
+// window_steps): never a page the typemap does not touch.  Small patterns
+// against an inaccessible page on either side of the message's bytes, and
+// the stream's, packed whole and in two ranges, and unpacked, give the
+// reference interpreter's bytes (and do not fault).
+TEST(Isa, SmallRepeatingPatternsTouchOnlyTheirPages) {
+  on_every_set("Isa.SmallRepeatingPatternsTouchOnlyTheirPages",
+               static_cast<int>(100 * test_scale()),
+               [](std::mt19937_64 &rng, int, uint64_t) -> std::string {
+                 const auto [spec, most] = small_pattern(rng);
+                 const int64_t count = std::uniform_int_distribution<int64_t>(1, most)(rng);
+                 const Layout lay = reference_layout(*spec);
+                 int64_t lo, hi;
+                 reference_span(lay, count, &lo, &hi);
+                 const size_t total = (size_t)(lay.size * count), cut =
+                     std::uniform_int_distribution<size_t>(0, total)(rng);
+                 Type t = committed(spec);
+                 if (!t) return "commit failed: " + describe(spec);
+                 for (bool at_end : {true, false}) {
+                   const std::string e =
+                       fenced_trial(lay, count, t.get(), lo, hi, cut, at_end, rng);
+                   if (!e.empty())
+                     return e + (at_end ? ", fenced after" : ", fenced before") + ", count " +
+                            std::to_string(count) + "\n  type: " + describe(spec);
+                 }
+                 return "";
+               });
+}
+
 // Rows of exactly eight 4- or 8-byte elements at a stride (packed through
 // a register, kernels.cpp row()) under one to three more strided levels,
 // as Flash I/O's cells: every set against the reference interpreter.
 TEST(Isa, ShortRowsOfSmallElementsOnEverySet) {
-  const std::string before = loom_isa();
-  const uint64_t seed = run_seed("Isa.ShortRowsOfSmallElementsOnEverySet");
-  const int n = static_cast<int>(60 * test_scale());
-  for (const std::string &name : runnable()) {
-    ASSERT_EQ(loom_set_isa(name.c_str()), LOOM_OK) << name;
-    std::mt19937_64 rng(seed);
-    auto uni = [&](int64_t lo, int64_t hi) {
-      return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-    };
-    int failures = 0;
-    for (int i = 0; i < n && failures < 3; ++i) {
-      const int64_t size = uni(0, 1) ? 8 : 4;
-      TypeSpecPtr t = vector(8, 1, uni(2, 30), prim(size == 8 ? LOOM_DOUBLE : LOOM_FLOAT));
-      int64_t span = 8 * 30 * size;  // at least the row's extent
-      for (int64_t levels = uni(1, 3); levels > 0; --levels) {
-        const int64_t stride = span + size * uni(0, 40);
-        t = hvector(uni(1, 8), 1, stride, t);
-        span = stride * 8;
-      }
-      TrialResult r = run_trial(seed + static_cast<uint64_t>(i), t, uni(1, 3));
-      if (!r.error.empty()) {
-        ADD_FAILURE() << name << ": row nest " << i << " of seed " << seed << ", count "
-                      << r.count << "\n  type: " << r.type << "\n  " << r.error;
-        ++failures;
-      }
-    }
-  }
-  ASSERT_EQ(loom_set_isa(before.c_str()), LOOM_OK);
+  on_every_set("Isa.ShortRowsOfSmallElementsOnEverySet", static_cast<int>(60 * test_scale()),
+               [](std::mt19937_64 &rng, int i, uint64_t seed) {
+                 auto uni = [&](int64_t lo, int64_t hi) {
+                   return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+                 };
+                 const int64_t size = uni(0, 1) ? 8 : 4;
+                 TypeSpecPtr t =
+                     vector(8, 1, uni(2, 30), prim(size == 8 ? LOOM_DOUBLE : LOOM_FLOAT));
+                 int64_t span = 8 * 30 * size;  // at least the row's extent
+                 for (int64_t levels = uni(1, 3); levels > 0; --levels) {
+                   const int64_t stride = span + size * uni(0, 40);
+                   t = hvector(uni(1, 8), 1, stride, t);
+                   span = stride * 8;
+                 }
+                 return trial_error(run_trial(seed + static_cast<uint64_t>(i), t, uni(1, 3)));
+               });
 }
 
 }  // namespace
