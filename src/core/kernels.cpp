@@ -451,9 +451,10 @@ char *k_idx_any(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 }
 
 // Small repeating patterns in one register (permute_table.hpp): each step
-// moves per_vector instances of the child with one masked load, one lane
-// permute and one masked store; instances left over at the end of the
-// range take the child's own kernel.
+// moves per_vector instances of the child with one masked load (packing,
+// unmasked where WholeLoads allows), one lane permute and one masked
+// store; instances left over at the end of the range take the child's own
+// kernel.
 #undef LOOM_HAVE_PERMUTE  // per target: this file is compiled once for each
 #undef LOOM_HAVE_TWO_SOURCE
 #if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX2
@@ -492,25 +493,30 @@ template <bool Pack>
 inline auto word_indices(const LaneMap &m) {
   return hwy::HWY_NAMESPACE::SetTableIndices(Words(), Pack ? m.pack32 : m.unpack32);
 }
-template <bool Pack, class Mask, class Indices>
+// Whole: packing, the window is loaded unmasked (WholeLoads).
+template <bool Pack, bool Whole, class Mask, class Indices>
 inline void move_words(Mask um, Mask sm, Indices idx, char *u, char *s) {
   namespace hn = hwy::HWY_NAMESPACE;
   const Words d;
   int32_t *w = reinterpret_cast<int32_t *>(u), *q = reinterpret_cast<int32_t *>(s);
-  if (Pack) hn::BlendedStore(hn::TableLookupLanes(hn::MaskedLoad(um, d, w), idx), sm, d, q);
-  else hn::BlendedStore(hn::TableLookupLanes(hn::MaskedLoad(sm, d, q), idx), um, d, w);
+  if (Pack) {
+    const auto v = Whole ? hn::LoadU(d, w) : hn::MaskedLoad(um, d, w);
+    hn::BlendedStore(hn::TableLookupLanes(v, idx), sm, d, q);
+  } else {
+    hn::BlendedStore(hn::TableLookupLanes(hn::MaskedLoad(sm, d, q), idx), um, d, w);
+  }
 }
 
 // Small word patterns in one register: `steps` registers, the user side's
 // window at user(k) for step k.
-template <bool Pack, class User>
+template <bool Pack, bool Whole, class User>
 inline char *permute_words(const PermuteTable &t, char *s, int64_t steps, User user) {
   const auto um = word_mask(t.map.user_lanes), sm = word_mask(t.map.stream_lanes);
   const auto idx = word_indices<Pack>(t.map);
   const int64_t sb = t.stream_bytes;  // a local: the stores may alias t
   for (int64_t k = 0; k < steps; k++, s += sb) {
     prefetch_ahead<Pack>(sb, s, k, steps, user);
-    move_words<Pack>(um, sm, idx, user(k), s);
+    move_words<Pack, Whole>(um, sm, idx, user(k), s);
   }
   return s;
 }
@@ -565,10 +571,10 @@ constexpr bool kTwoSource = false;
 
 #if HWY_TARGET == HWY_AVX3_DL
 // Small byte patterns in one register, as permute_words.
-template <bool Pack, class User>
+template <bool Pack, bool Whole, class User>
 inline char *permute_bytes(const PermuteTable &t, char *s, int64_t steps, User user) {
   const __m512i idx = _mm512_load_si512(Pack ? t.map.pack8 : t.map.unpack8);
-  const uint64_t um = t.map.user_lanes, sm = t.map.stream_lanes;
+  const uint64_t um = Whole ? ~uint64_t(0) : t.map.user_lanes, sm = t.map.stream_lanes;
   const int64_t sb = t.stream_bytes;  // a local: the stores may alias t
   for (int64_t k = 0; k < steps; k++, s += sb) {
     prefetch_ahead<Pack>(sb, s, k, steps, user);
@@ -591,9 +597,13 @@ inline char *permute_bytes(const PermuteTable &t, char *s, int64_t steps, User u
 // exactly (a byte of every 4 or 8, a short of every 8 or 16), they are
 // joined and stored at once: bytes of every 8 in L2 went through pairs at
 // 0.63x the hand loop, which joins four truncating moves' results.
-template <int Lane>
+template <int Lane, bool Whole>
 inline __m512i pack_pair(uint64_t um, __m512i idx, const char *u0, const char *u1) {
-  if constexpr (Lane == 4) {
+  if constexpr (Whole) {
+    if (Lane == 4)
+      return _mm512_permutex2var_epi32(_mm512_loadu_si512(u0), idx, _mm512_loadu_si512(u1));
+    return pack_pair<Lane, false>(~uint64_t(0), idx, u0, u1);
+  } else if constexpr (Lane == 4) {
     return _mm512_permutex2var_epi32(_mm512_maskz_loadu_epi32((__mmask16)um, u0), idx,
                                      _mm512_maskz_loadu_epi32((__mmask16)um, u1));
   } else {
@@ -606,13 +616,15 @@ inline __m512i pack_pair(uint64_t um, __m512i idx, const char *u0, const char *u
   }
 }
 
-template <int Lane, class User>
+template <int Lane, bool Whole, class User>
 inline int64_t pack_pairs(const PermuteTable &t, char *&s, int64_t steps, User &user) {
   const uint64_t um = t.map.user_lanes, sm = t.pair_lanes;
   const int64_t pb = 2 * t.stream_bytes;  // a local: the stores may alias t
   const __m512i idx = _mm512_load_si512(Lane == 4 ? static_cast<const void *>(t.pack32x2)
                                                   : static_cast<const void *>(t.pack8x2));
-  const auto pair = [&](int64_t k) { return pack_pair<Lane>(um, idx, user(k), user(k + 1)); };
+  const auto pair = [&](int64_t k) {
+    return pack_pair<Lane, Whole>(um, idx, user(k), user(k + 1));
+  };
   int64_t k = 0;
   if (pb == 32) {
     for (; k + 4 <= steps; k += 4, s += 64)
@@ -635,34 +647,43 @@ inline int64_t pack_pairs(const PermuteTable &t, char *&s, int64_t steps, User &
   return k;
 }
 
-template <class User>
+template <bool Whole, class User>
 inline int64_t pack_pairs(const PermuteTable &t, char *&s, int64_t steps, User &user) {
 #if HWY_TARGET == HWY_AVX3_DL
-  if (t.lane == 1) return pack_pairs<1>(t, s, steps, user);
+  if (t.lane == 1) return pack_pairs<1, Whole>(t, s, steps, user);
 #endif
-  return t.lane == 4 ? pack_pairs<4>(t, s, steps, user) : 0;
+  return t.lane == 4 ? pack_pairs<4, Whole>(t, s, steps, user) : 0;
 }
 #endif
 
 #ifdef LOOM_HAVE_PERMUTE
-template <bool Pack, class User>
+template <bool Pack, bool Whole, class User>
 inline char *permute_one(const PermuteTable &t, char *s, int64_t steps, User user) {
 #if HWY_TARGET == HWY_AVX3_DL
-  if (t.lane == 1) return permute_bytes<Pack>(t, s, steps, user);
+  if (t.lane == 1) return permute_bytes<Pack, Whole>(t, s, steps, user);
 #endif
-  return permute_words<Pack>(t, s, steps, user);
+  return permute_words<Pack, Whole>(t, s, steps, user);
 }
 
+// `strided`: user(k + 1) is user(k) plus the table's step.  Packing, the
+// steps t.whole allows load whole, the rest masked.
 template <bool Pack, class User>
-inline char *permute_steps(const PermuteTable &t, char *s, int64_t steps, User user) {
+inline char *permute_steps(const PermuteTable &t, char *s, int64_t steps, User user,
+                           bool strided) {
+  if constexpr (!Pack) return permute_one<Pack, false>(t, s, steps, user);
+  const int64_t whole = t.whole.of(steps, strided);
+  int64_t done = 0;
+  auto from = [&](int64_t first) { return [=](int64_t k) { return user(first + k); }; };
 #ifdef LOOM_HAVE_TWO_SOURCE
-  if (Pack && t.pair_lanes) {
-    const int64_t done = pack_pairs(t, s, steps, user);
-    if (done == steps) return s;
-    return permute_one<Pack>(t, s, steps - done, [&](int64_t k) { return user(done + k); });
+  if (t.pair_lanes) {
+    done = pack_pairs<true>(t, s, whole, user);
+    auto rest = from(done);
+    done += pack_pairs<false>(t, s, steps - done, rest);
   }
 #endif
-  return permute_one<Pack>(t, s, steps, user);
+  if (done < whole) s = permute_one<Pack, true>(t, s, whole - done, from(done)), done = whole;
+  if (done == steps) return s;
+  return permute_one<Pack, false>(t, s, steps - done, from(done));
 }
 
 // A strided loop in steps of m consecutive instances: move(p, s, steps,
@@ -690,8 +711,8 @@ char *k_vec_permute(const Node &n, char *base, char *s, int64_t i0, int64_t i1) 
                           // which may alias anything a reference names, and
                           // would reload it every step.
                           char *const w = p + t.map.window;
-                          return permute_steps<Pack>(t, out, steps,
-                                                     [=](int64_t k) { return w + k * step; });
+                          return permute_steps<Pack>(
+                              t, out, steps, [=](int64_t k) { return w + k * step; }, true);
                         });
 }
 
@@ -701,7 +722,7 @@ char *k_idx_permute(const Node &n, char *base, char *s, int64_t i0, int64_t i1) 
   const PermuteTable &t = *n.permute;
   const int64_t *d = n.disp.data() + i0;
   char *const w = base + t.map.window;
-  return permute_steps<Pack>(t, s, i1 - i0, [=](int64_t k) { return w + d[k]; });
+  return permute_steps<Pack>(t, s, i1 - i0, [=](int64_t k) { return w + d[k]; }, false);
 }
 #endif
 
@@ -738,7 +759,8 @@ inline char *chunk_steps(const ChunkTable &t, char *s, int64_t steps, User user)
         __builtin_prefetch(a + win[j] + 63, Pack ? 0 : 1, 3);
       }
     }
-    for (int j = 0; j < nc; j++) move_words<Pack>(um[j], sm[j], idx[j], u + win[j], s + str[j]);
+    for (int j = 0; j < nc; j++)
+      move_words<Pack, false>(um[j], sm[j], idx[j], u + win[j], s + str[j]);
   }
   return s;
 }
@@ -749,8 +771,8 @@ inline char *chunk_steps(const ChunkTable &t, char *s, int64_t steps, User user)
 // indices and offsets stay in registers; as a loop over arrays each piece
 // cost a dozen loads and moves around its three vector instructions (12
 // doubles in 344 bytes, 6 pieces, packed at 64 KiB: 0.69x the hand loop).
-// Packing the first `whole` steps (ChunkTable::whole_alone, whole_next),
-// the windows are loaded unmasked: the pieces' masks no longer spill from
+// Packing the first `whole` steps (WholeLoads), the windows are loaded
+// unmasked: the pieces' masks no longer spill from
 // the 7 mask registers, and a load is one operation instead of two.
 // Packing prefetches nothing: the windows' loads keep the hardware
 // prefetchers going.  Both measured on the Intel Xeon VM: 15 instances of 17 doubles
@@ -830,7 +852,7 @@ template <bool Pack, int Lane, bool Two, class User>
 inline char *window_steps(const ChunkTable &t, char *s, int64_t steps, User user, bool strided) {
   // Packing, the steps whose windows may be loaded whole: all of them, or
   // all but the last, whose next step covers them.
-  const int64_t whole = !Pack ? 0 : t.whole_alone ? steps : strided && t.whole_next ? steps - 1 : 0;
+  const int64_t whole = Pack ? t.whole.of(steps, strided) : 0;
   return window_chunks<Pack, Lane, Two>(t, s, steps, user, whole);
 }
 
@@ -889,11 +911,11 @@ char *k_vec_groups_pack(const Node &n, char *base, char *s, int64_t i0, int64_t 
 #ifdef LOOM_HAVE_TWO_SOURCE
 // Packing a register of instances a step from K registers of the user's
 // (ChainTable): K masked loads, K - 1 permutes in a chain, one full store.
-template <int Lane, int K>
+template <int Lane, int K, bool Whole>
 inline char *chain_steps(const ChainTable &t, const char *w, char *s, int64_t steps, int64_t step) {
   __m512i idx[K - 1];
   uint64_t um[K];
-  for (int r = 0; r < K; r++) um[r] = t.lanes[r];
+  for (int r = 0; r < K; r++) um[r] = Whole ? ~uint64_t(0) : t.lanes[r];
   for (int r = 0; r + 1 < K; r++) idx[r] = _mm512_load_si512(Lane == 4 ? (const void *)t.idx32[r] : t.idx8[r]);
   for (int64_t k = 0; k < steps; k++, w += step, s += 64) {
     __m512i x;
@@ -920,7 +942,10 @@ char *k_vec_chain_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i
   const ChainTable &t = *n.chain;
   return by_steps<true>(n, base, s, i0, i1, t.instances,
                         [&](char *p, char *out, int64_t steps, int64_t step) {
-                          return chain_steps<Lane, K>(t, p + t.window, out, steps, step);
+                          const int64_t whole = t.whole.of(steps, true);
+                          out = chain_steps<Lane, K, true>(t, p + t.window, out, whole, step);
+                          return chain_steps<Lane, K, false>(t, p + t.window + whole * step, out,
+                                                             steps - whole, step);
                         });
 }
 

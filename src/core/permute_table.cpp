@@ -82,6 +82,36 @@ std::pair<int64_t, int64_t> runs_span(const std::vector<Run> &runs) {
 }
 
 // The mask of lanes 0..n-1 (n up to 64).
+constexpr int64_t kPage = 4096;  // the smallest page (x86-64)
+
+// WholeLoads for windows of `width` bytes at `starts` (from a step's
+// origin) over a step whose runs are `runs`, the next step `step` bytes on
+// (0: not a strided loop).
+WholeLoads whole_loads(const std::vector<Run> &runs, const std::vector<int64_t> &starts,
+                       int64_t width, int64_t step) {
+  // A byte of the runs, shifted, in [start + width - 1, start + kPage).
+  auto covers = [&](int64_t start, int64_t shift) {
+    for (const Run &r : runs)
+      if (shift + r.off < start + kPage && shift + r.off + r.len >= start + width) return true;
+    return false;
+  };
+  WholeLoads w;
+  w.alone = w.next = true;
+  for (int64_t start : starts) {
+    w.alone = w.alone && covers(start, 0);
+    w.next = w.next && (covers(start, 0) || (step > 0 && covers(start, step)));
+  }
+  return w;
+}
+
+// The runs of m consecutive instances `st` apart.
+std::vector<Run> repeated(const std::vector<Run> &one, int64_t m, int64_t st) {
+  std::vector<Run> runs;
+  for (int64_t i = 0; i < m; i++)
+    for (const Run &r : one) runs.push_back({r.off + i * st, r.len});
+  return runs;
+}
+
 uint64_t low_lanes(int64_t n) { return n == 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1; }
 
 }  // namespace
@@ -153,29 +183,12 @@ std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int widt
   } else if (two_source && 2 * (width / (2 * P)) > m) {
     t->pairs = make_permute_table(vec, width, lane, false, width / (2 * P));
   }
+  t->whole = whole_loads(repeated(runs, m, st), {start}, width,
+                         vec.kind == Kind::Vec && st > 0 ? m * st : 0);
   return t;
 }
 
 namespace {
-
-constexpr int64_t kPage = 4096;  // the smallest page (x86-64)
-
-// Whether every window of t (`span` bytes) ends at or before a byte of
-// `runs` or, `step` bytes on (0: none), of the next step's, less than a
-// page past its start.
-bool windows_covered(const ChunkTable &t, int64_t span, const std::vector<Run> &runs,
-                     int64_t step) {
-  auto covers = [&](int64_t start, int64_t end, int64_t shift) {
-    auto r = std::find_if(runs.begin(), runs.end(),
-                          [&](const Run &x) { return shift + x.off + x.len >= end; });
-    return r != runs.end() && std::max(shift + r->off, end - 1) - start < kPage;
-  };
-  for (int j = 0; j < t.chunks; j++) {
-    const int64_t start = t.chunk[j].window, end = start + span;
-    if (!covers(start, end, 0) && !(step > 0 && covers(start, end, step))) return false;
-  }
-  return true;
-}
 
 // The pieces of a step whose runs (packed bytes `packed`) are `runs`, the
 // next step `step` bytes on (0: not a strided loop).
@@ -212,8 +225,9 @@ std::shared_ptr<ChunkTable> chunk_table(const std::vector<Run> &runs, int64_t pa
   }
   // It pays where a piece replaces more than one move.
   if (t->chunks >= (int)runs.size()) return nullptr;
-  t->whole_alone = windows_covered(*t, span, runs, 0);
-  t->whole_next = t->whole_alone || (step > 0 && windows_covered(*t, span, runs, step));
+  std::vector<int64_t> starts;
+  for (int j = 0; j < t->chunks; j++) starts.push_back(t->chunk[j].window);
+  t->whole = whole_loads(runs, starts, span, step);
   return t;
 }
 
@@ -249,10 +263,8 @@ std::shared_ptr<const ChunkTable> make_group_table(const Node &vec, int lane) {
   if (m * P / 64 > kMaxChunks || vec.count < m) return nullptr;
   const std::vector<Run> one = leaf_runs(c);
   if (one.empty()) return nullptr;
-  std::vector<Run> runs;
-  for (int64_t i = 0; i < m; i++)
-    for (const Run &r : one) runs.push_back({r.off + i * vec.stride, r.len});
-  std::shared_ptr<ChunkTable> t = chunk_table(runs, m * P, 64, lane, 2, m * vec.stride);
+  std::shared_ptr<ChunkTable> t =
+      chunk_table(repeated(one, m, vec.stride), m * P, 64, lane, 2, m * vec.stride);
   // Only where every piece fills its register: a group whose registers
   // each need two pieces (5 doubles of every 13) packed 5-10% slower than
   // the moves.
@@ -297,6 +309,8 @@ std::shared_ptr<const ChainTable> make_chain_table(const Node &vec, int lane) {
         if (lane == 1) t->idx8[step][out] = (uint8_t)from;
         else t->idx32[step][out] = from;
       }
+  t->whole = whole_loads(repeated(one, m, vec.stride), {lo}, 64 * k,
+                         m * vec.stride);
   return t;
 }
 

@@ -20,6 +20,22 @@ namespace loom {
 
 struct Node;
 
+/// Which steps of a table's kernel may load the user's windows whole, gaps
+/// and all, when packing: those whose every window ends at or before a
+/// byte of the typemap less than a page past the window's start.  Every
+/// byte loaded then lies on a page the typemap touches: no fault, only the
+/// user's memory (the permutes drop the bytes not named).  Unmasked loads
+/// are one operation instead of two and leave the mask registers free.
+struct WholeLoads {
+  bool alone = false;  // each step's own bytes cover its windows
+  bool next = false;   // its own or, a strided loop, the next step's do
+  /// How many of `steps` consecutive steps (`strided`: each the table's
+  /// step after the one before) load whole: all, all but the last, none.
+  int64_t of(int64_t steps, bool strided) const {
+    return alone ? steps : strided && next && steps > 0 ? steps - 1 : 0;
+  }
+};
+
 /// One register's lane map: the window lanes the typemap names, the
 /// register's packed lanes, and the permutes between them.  The window is
 /// one register, or two for the pieces below on targets with a two-source
@@ -59,6 +75,7 @@ struct PermuteTable {
   /// instances of 13 bytes a register, not 5: 8 a store, not 5); null
   /// otherwise.
   std::shared_ptr<const PermuteTable> pairs;
+  WholeLoads whole;  // the window of one register (a step)
 };
 
 /// The table for `vec`, a Vec (consecutive instances per register) or an
@@ -88,14 +105,7 @@ struct ChunkTable {
   int registers = 1;         // per window: 1, or 2 (two-source permutes)
   int64_t instances = 1;     // consecutive instances a step moves (make_group_table)
   int64_t stream_bytes = 0;  // packed bytes of a step
-  /// Packing may load a step's windows whole, gaps and all, where each
-  /// window ends at or before a byte of the typemap less than a page past
-  /// the window's start: every byte it reads then lies on a page the
-  /// typemap touches (no fault, only the user's memory; the permute drops
-  /// the bytes not named).  whole_alone: the step's own bytes cover its
-  /// windows; whole_next: its own or the next step's do, at `step` bytes
-  /// on (a strided loop), so every step but a range's last loads whole.
-  bool whole_alone = false, whole_next = false;
+  WholeLoads whole;          // every piece's window
 };
 
 /// The pieces of `vec`'s child, an index leaf or a small irregular nest
@@ -104,8 +114,7 @@ struct ChunkTable {
 /// or two where `registers` is 2 (only where width is 64) and that saves a
 /// quarter of the pieces; nullptr where its runs do not
 /// rise, are not whole lanes, average over 64 bytes, or need more than
-/// kMaxChunks pieces or as many pieces as runs (nothing saved).  A Vec's
-/// stride sets whole_next; an Idx's steps have none.
+/// kMaxChunks pieces or as many pieces as runs (nothing saved).
 std::shared_ptr<const ChunkTable> make_chunk_table(const Node &vec, int width, int lane,
                                                    int registers);
 /// Pieces for packing several consecutive instances of `vec` (a Vec) at
@@ -136,6 +145,7 @@ struct ChainTable {
   int64_t instances = 0;           // consecutive instances a step packs (64 bytes)
   int registers = 0;               // K
   int lane = 1;
+  WholeLoads whole;                // the K registers
 };
 
 /// The chain for packing `vec` (a Vec whose instances' packed bytes divide

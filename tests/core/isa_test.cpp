@@ -261,17 +261,30 @@ std::string fenced_trial(const Layout &lay, int64_t count, loom_type t, int64_t 
   return "";
 }
 
-// Packing may load bytes between those of the typemap (kernels.cpp,
-// window_steps): never a page the typemap does not touch.  Small patterns
-// against an inaccessible page on either side of the message's bytes, and
-// the stream's, packed whole and in two ranges, and unpacked, give the
-// reference interpreter's bytes (and do not fault).
+// One element of 1, 2, 4 or 8 bytes every 3 to 9 (the layouts packed by
+// chains of registers, kernels.cpp chain_steps), and a count of whole
+// registers of packed bytes, so that the last chain ends the message.
+std::pair<TypeSpecPtr, int64_t> sparse_elements(std::mt19937_64 &rng) {
+  static const loom_prim kPrims[] = {LOOM_BYTE, LOOM_SHORT, LOOM_FLOAT, LOOM_DOUBLE};
+  const int which = std::uniform_int_distribution<int>(0, 3)(rng);
+  const int64_t every = std::uniform_int_distribution<int64_t>(3, 9)(rng);
+  return {resized(prim(kPrims[which]), 0, every << which),
+          (64 >> which) * std::uniform_int_distribution<int64_t>(2, 8)(rng)};
+}
+
+// Packing may load bytes between those of the typemap (WholeLoads in
+// permute_table.hpp): never a page the typemap does not touch.  Small
+// patterns against an inaccessible page on either side of the message's
+// bytes, and the stream's, packed whole and in two ranges, and unpacked,
+// give the reference interpreter's bytes (and do not fault).
 TEST(Isa, SmallRepeatingPatternsTouchOnlyTheirPages) {
   on_every_set("Isa.SmallRepeatingPatternsTouchOnlyTheirPages",
                static_cast<int>(100 * test_scale()),
-               [](std::mt19937_64 &rng, int, uint64_t) -> std::string {
-                 const auto [spec, most] = small_pattern(rng);
-                 const int64_t count = std::uniform_int_distribution<int64_t>(1, most)(rng);
+               [](std::mt19937_64 &rng, int i, uint64_t) -> std::string {
+                 const bool sparse = i % 4 == 3;
+                 const auto [spec, most] = sparse ? sparse_elements(rng) : small_pattern(rng);
+                 const int64_t count =
+                     sparse ? most : std::uniform_int_distribution<int64_t>(1, most)(rng);
                  const Layout lay = reference_layout(*spec);
                  int64_t lo, hi;
                  reference_span(lay, count, &lo, &hi);
