@@ -2,15 +2,17 @@
 // index loop over a child whose bytes fit a register (a short block, a few
 // short blocks, an index block of a few elements, runs of a few lengths) is
 // packed by loading the child's window, permuting its lanes into stream
-// order and storing them, and unpacked by the inverse permute.  The table is fixed when the plan node
-// is built; the kernels that use it are per instruction set
-// (permute-inl.h).
+// order and storing them, and unpacked by the inverse permute.  The table
+// is fixed when the plan node is built; the kernels that use it are per
+// instruction set (kernels.cpp).
 //
-// Exactness: loads and stores are masked to the lanes the typemap names
-// (user side) and to the packed bytes (stream side), so a kernel neither
-// reads nor writes a byte outside the typemap or the stream range: the
-// gaps belong to the user, and a neighbouring chunk of the stream may be
-// another thread's.
+// Exactness: stores are masked to the lanes the typemap names (user side)
+// and to the packed bytes (stream side), so a kernel writes no byte
+// outside the typemap or the stream range: the gaps belong to the user,
+// and a neighbouring chunk of the stream may be another thread's.  Loads
+// are masked the same way, except where packing may load a window whole
+// (WholeLoads): then it reads gap bytes too, only on pages the typemap
+// touches, and drops them.
 #pragma once
 
 #include <cstdint>
