@@ -771,17 +771,20 @@ inline char *chunk_steps(const ChunkTable &t, char *s, int64_t steps, User user)
 // indices and offsets stay in registers; as a loop over arrays each piece
 // cost a dozen loads and moves around its three vector instructions (12
 // doubles in 344 bytes, 6 pieces, packed at 64 KiB: 0.69x the hand loop).
-// Packing the first `whole` steps (WholeLoads), the windows are loaded
-// unmasked: the pieces' masks no longer spill from
-// the 7 mask registers, and a load is one operation instead of two.
-// Packing prefetches nothing: the windows' loads keep the hardware
-// prefetchers going.  Both measured on the Intel Xeon VM: 15 instances of 17 doubles
-// in 224 bytes (2 KiB, in L1; the last instance loads masked) packed in
-// 62 ns against 77 (medians of 10 alternating processes; the hand loop
-// 38-46); a fresh seed's 40 patterns (pattern_sweep, 3 processes each),
-// packing over the hand loop, 2 KiB: 1.21 -> 1.32x (below 0.9: 25 -> 16
-// of 80, the wide double patterns 0.63-0.78 -> 0.73-0.96), 64 KiB: 1.54
-// -> 1.56x, 1 MiB: equal (0.995), 16 MiB: 1.17 -> 1.20x.
+// The first `whole` steps load unmasked: packing, the user's windows
+// (WholeLoads); unpacking, the stream's registers (ChunkTable::
+// stream_tail).  The pieces' masks then no longer spill from the 7 mask
+// registers, and a load is one operation instead of two.  Packing
+// prefetches nothing: the windows' loads keep the hardware prefetchers
+// going.  Measured on the Intel Xeon VM: 15 instances of 17 doubles in
+// 224 bytes (2 KiB, in L1) packed in 62 ns against 77 and, with the
+// stream's loads whole, unpacked in 74 against 82 (medians of 8-10
+// alternating processes; the hand loop packs in 38-46); fresh seeds' 40
+// patterns (pattern_sweep, 3 processes each) over the hand loop, packing
+// at 2 KiB: 1.21 -> 1.32x (below 0.9: 25 -> 16 of 80, the wide double
+// patterns 0.63-0.78 -> 0.73-0.96), 64 KiB: 1.54 -> 1.56x, 1 MiB: equal
+// (0.995), 16 MiB: 1.17 -> 1.20x; unpacking at 64 KiB 3-4% faster (the
+// wide double patterns 8-14%), at 2 KiB and 1 MiB within 2%.
 template <bool Pack, int Lane, bool Two, int NC, class User>
 inline char *window_loop(const ChunkTable &t, char *s, int64_t steps, User user, int64_t whole) {
   constexpr int nc = NC;
@@ -800,15 +803,6 @@ inline char *window_loop(const ChunkTable &t, char *s, int64_t steps, User user,
     }
     sm[j] = c.stream_lanes, win[j] = c.window, str[j] = c.stream;
   }
-  int64_t k = 0;
-  if constexpr (Pack) {
-    constexpr uint64_t all = ~uint64_t(0);
-    for (; k < whole; k++, s += sb) {
-      char *u = user(k);
-      for (int j = 0; j < nc; j++)
-        move_window<Pack, Lane, Two>(all, all, sm[j], idx[j], idx2[j], u + win[j], s + str[j]);
-    }
-  }
   uint64_t um[kMaxChunks], um2[kMaxChunks];
   for (int j = 0; j < nc; j++) um[j] = t.chunk[j].user_lanes, um2[j] = t.chunk[j].user_lanes2;
   // Unpacking prefetches each window's first line or two and the last
@@ -818,19 +812,30 @@ inline char *window_loop(const ChunkTable &t, char *s, int64_t steps, User user,
   // pattern_sweep geomeans 11-14% better in L2, equal at 1 MiB, 5% better
   // at 16 MiB, measured packing).
   const int64_t last = win[nc - 1] + (Two ? 127 : 63);
-  for (; k < steps; k++, s += sb) {
-    char *u = user(k);
-    if (!Pack && Lane == 4 && k + kChunkAhead < steps) {
-      const char *a = user(k + kChunkAhead);
-      for (int j = 0; j < nc; j++) {
-        __builtin_prefetch(a + win[j], 1, 3);
-        if (Two) __builtin_prefetch(a + win[j] + 64, 1, 3);
+  // Steps [from, to), their user windows (packing) or stream registers
+  // (unpacking) loaded whole or masked.
+  int64_t k = 0;
+  auto run = [&](auto whole_loads, int64_t to) {
+    constexpr bool W = decltype(whole_loads)::value;
+    constexpr uint64_t all = ~uint64_t(0);
+    for (; k < to; k++, s += sb) {
+      char *u = user(k);
+      if (!Pack && Lane == 4 && k + kChunkAhead < steps) {
+        const char *a = user(k + kChunkAhead);
+        for (int j = 0; j < nc; j++) {
+          __builtin_prefetch(a + win[j], 1, 3);
+          if (Two) __builtin_prefetch(a + win[j] + 64, 1, 3);
+        }
+        __builtin_prefetch(a + last, 1, 3);
       }
-      __builtin_prefetch(a + last, 1, 3);
+      for (int j = 0; j < nc; j++)
+        move_window<Pack, Lane, Two>(Pack && W ? all : um[j], Pack && W ? all : um2[j],
+                                     !Pack && W ? all : sm[j], idx[j], idx2[j], u + win[j],
+                                     s + str[j]);
     }
-    for (int j = 0; j < nc; j++)
-      move_window<Pack, Lane, Two>(um[j], um2[j], sm[j], idx[j], idx2[j], u + win[j], s + str[j]);
-  }
+  };
+  run(std::true_type(), whole);
+  run(std::false_type(), steps);
   return s;
 }
 
@@ -850,9 +855,11 @@ inline char *window_chunks(const ChunkTable &t, char *s, int64_t steps, User use
 
 template <bool Pack, int Lane, bool Two, class User>
 inline char *window_steps(const ChunkTable &t, char *s, int64_t steps, User user, bool strided) {
-  // Packing, the steps whose windows may be loaded whole: all of them, or
-  // all but the last, whose next step covers them.
-  const int64_t whole = Pack ? t.whole.of(steps, strided) : 0;
+  // The steps whose loads may be whole.  Packing, the user's windows: all
+  // of them, or all but the last, whose next step covers them.
+  // Unpacking, the stream's registers: those within the range's stream.
+  const int64_t whole =
+      Pack ? t.whole.of(steps, strided) : std::max<int64_t>(0, steps - t.stream_tail);
   return window_chunks<Pack, Lane, Two>(t, s, steps, user, whole);
 }
 

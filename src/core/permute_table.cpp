@@ -228,6 +228,9 @@ std::shared_ptr<ChunkTable> chunk_table(const std::vector<Run> &runs, int64_t pa
   std::vector<int64_t> starts;
   for (int j = 0; j < t->chunks; j++) starts.push_back(t->chunk[j].window);
   t->whole = whole_loads(runs, starts, span, step);
+  // A register of the stream from the last piece's start spans this many
+  // steps' bytes beyond its own.
+  t->stream_tail = (t->chunk[t->chunks - 1].stream + width - 1) / packed;
   return t;
 }
 

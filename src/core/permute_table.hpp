@@ -108,6 +108,10 @@ struct ChunkTable {
   int64_t instances = 1;     // consecutive instances a step moves (make_group_table)
   int64_t stream_bytes = 0;  // packed bytes of a step
   WholeLoads whole;          // every piece's window
+  /// Unpacking, the last steps of a range whose registers of the stream,
+  /// loaded whole, would reach past it (loaded masked); the others load
+  /// whole, into the next steps' bytes.
+  int64_t stream_tail = 0;
 };
 
 /// The pieces of `vec`'s child, an index leaf or a small irregular nest

@@ -230,8 +230,8 @@ class Fenced {
 };
 
 // One fenced placement: the user's bytes [lo, hi) and the stream against
-// inaccessible pages, packed whole, in two ranges split at `cut`, and
-// unpacked.  "" or what failed.
+// inaccessible pages, packed and unpacked whole and in two ranges split at
+// `cut`.  "" or what failed.
 std::string fenced_trial(const Layout &lay, int64_t count, loom_type t, int64_t lo, int64_t hi,
                          size_t cut, bool at_end, std::mt19937_64 &rng) {
   const size_t total = (size_t)(lay.size * count), span = (size_t)(hi - lo);
@@ -258,6 +258,16 @@ std::string fenced_trial(const Layout &lay, int64_t count, loom_type t, int64_t 
   if (loom_unpack(stream.data(), total, &pos, back.data() - lo, count, t) != LOOM_OK ||
       std::memcmp(back.data(), want.data(), span) != 0)
     return "loom_unpack";
+  // Each range from a buffer of its own bytes only.
+  Fenced first(std::max<size_t>(cut, 1), at_end), second(std::max<size_t>(total - cut, 1), at_end);
+  if (!first.data() || !second.data()) return "no memory";
+  std::memcpy(first.data(), expect.data(), cut);
+  std::memcpy(second.data(), expect.data() + cut, total - cut);
+  std::memset(back.data(), 0x5A, span);
+  if (loom_unpack_range(first.data(), 0, cut, back.data() - lo, count, t) != LOOM_OK ||
+      loom_unpack_range(second.data(), cut, total - cut, back.data() - lo, count, t) != LOOM_OK ||
+      std::memcmp(back.data(), want.data(), span) != 0)
+    return "loom_unpack_range at " + std::to_string(cut);
   return "";
 }
 
@@ -273,10 +283,12 @@ std::pair<TypeSpecPtr, int64_t> sparse_elements(std::mt19937_64 &rng) {
 }
 
 // Packing may load bytes between those of the typemap (WholeLoads in
-// permute_table.hpp): never a page the typemap does not touch.  Small
-// patterns against an inaccessible page on either side of the message's
-// bytes, and the stream's, packed whole and in two ranges, and unpacked,
-// give the reference interpreter's bytes (and do not fault).
+// permute_table.hpp), never a page the typemap does not touch; unpacking
+// may load the stream past a step's bytes, never past the range's
+// (ChunkTable::stream_tail).  Small patterns against an inaccessible page
+// on either side of the message's bytes, and the stream's, packed and
+// unpacked whole and in two ranges, give the reference interpreter's
+// bytes (and do not fault).
 TEST(Isa, SmallRepeatingPatternsTouchOnlyTheirPages) {
   on_every_set("Isa.SmallRepeatingPatternsTouchOnlyTheirPages",
                static_cast<int>(100 * test_scale()),
