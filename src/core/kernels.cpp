@@ -574,7 +574,7 @@ constexpr bool kTwoSource = false;
 template <bool Pack, bool Whole, class User>
 inline char *permute_bytes(const PermuteTable &t, char *s, int64_t steps, User user) {
   const __m512i idx = _mm512_load_si512(Pack ? t.map.pack8 : t.map.unpack8);
-  const uint64_t um = Whole ? ~uint64_t(0) : t.map.user_lanes, sm = t.map.stream_lanes;
+  const uint64_t um = Pack && Whole ? ~uint64_t(0) : t.map.user_lanes, sm = t.map.stream_lanes;
   const int64_t sb = t.stream_bytes;  // a local: the stores may alias t
   for (int64_t k = 0; k < steps; k++, s += sb) {
     prefetch_ahead<Pack>(sb, s, k, steps, user);
@@ -790,7 +790,7 @@ inline char *window_loop(const ChunkTable &t, char *s, int64_t steps, User user,
   constexpr int nc = NC;
   const int64_t sb = t.stream_bytes;  // locals: the stores may alias t
   __m512i idx[kMaxChunks], idx2[kMaxChunks];
-  uint64_t sm[kMaxChunks];
+  uint64_t um[kMaxChunks], um2[kMaxChunks], sm[kMaxChunks];
   int64_t win[kMaxChunks], str[kMaxChunks];
   for (int j = 0; j < nc; j++) {
     const LaneMap &c = t.chunk[j];
@@ -801,10 +801,9 @@ inline char *window_loop(const ChunkTable &t, char *s, int64_t steps, User user,
       idx[j] = _mm512_load_si512(Pack ? c.pack8 : c.unpack8);
       idx2[j] = _mm512_load_si512(c.unpack8 + 64);
     }
-    sm[j] = c.stream_lanes, win[j] = c.window, str[j] = c.stream;
+    um[j] = c.user_lanes, um2[j] = c.user_lanes2, sm[j] = c.stream_lanes;
+    win[j] = c.window, str[j] = c.stream;
   }
-  uint64_t um[kMaxChunks], um2[kMaxChunks];
-  for (int j = 0; j < nc; j++) um[j] = t.chunk[j].user_lanes, um2[j] = t.chunk[j].user_lanes2;
   // Unpacking prefetches each window's first line or two and the last
   // window's last byte: a fixed sequence the unrolled loop keeps in
   // registers.  A loop over the instance's lines cost more than it hid
@@ -812,8 +811,8 @@ inline char *window_loop(const ChunkTable &t, char *s, int64_t steps, User user,
   // pattern_sweep geomeans 11-14% better in L2, equal at 1 MiB, 5% better
   // at 16 MiB, measured packing).
   const int64_t last = win[nc - 1] + (Two ? 127 : 63);
-  // Steps [from, to), their user windows (packing) or stream registers
-  // (unpacking) loaded whole or masked.
+  // The steps from k up to `to`, their user windows (packing) or stream
+  // registers (unpacking) loaded whole or masked.
   int64_t k = 0;
   auto run = [&](auto whole_loads, int64_t to) {
     constexpr bool W = decltype(whole_loads)::value;

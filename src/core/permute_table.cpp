@@ -81,7 +81,6 @@ std::pair<int64_t, int64_t> runs_span(const std::vector<Run> &runs) {
   return {lo, hi};
 }
 
-// The mask of lanes 0..n-1 (n up to 64).
 constexpr int64_t kPage = 4096;  // the smallest page (x86-64)
 
 // WholeLoads for windows of `width` bytes at `starts` (from a step's
@@ -112,6 +111,7 @@ std::vector<Run> repeated(const std::vector<Run> &one, int64_t m, int64_t st) {
   return runs;
 }
 
+// The mask of lanes 0..n-1 (n up to 64).
 uint64_t low_lanes(int64_t n) { return n == 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1; }
 
 }  // namespace
@@ -312,8 +312,7 @@ std::shared_ptr<const ChainTable> make_chain_table(const Node &vec, int lane) {
         if (lane == 1) t->idx8[step][out] = (uint8_t)from;
         else t->idx32[step][out] = from;
       }
-  t->whole = whole_loads(repeated(one, m, vec.stride), {lo}, 64 * k,
-                         m * vec.stride);
+  t->whole = whole_loads(repeated(one, m, vec.stride), {lo}, 64 * k, m * vec.stride);
   return t;
 }
 
