@@ -665,13 +665,11 @@ inline char *permute_one(const PermuteTable &t, char *s, int64_t steps, User use
   return permute_words<Pack, Whole>(t, s, steps, user);
 }
 
-// `strided`: user(k + 1) is user(k) plus the table's step.  Packing, the
-// steps t.whole allows load whole, the rest masked.
+// Packing, the steps t.whole allows load whole, the rest masked.
 template <bool Pack, class User>
-inline char *permute_steps(const PermuteTable &t, char *s, int64_t steps, User user,
-                           bool strided) {
+inline char *permute_steps(const PermuteTable &t, char *s, int64_t steps, User user) {
   if constexpr (!Pack) return permute_one<Pack, false>(t, s, steps, user);
-  const int64_t whole = t.whole.of(steps, strided);
+  const int64_t whole = t.whole.of(steps);
   int64_t done = 0;
   auto from = [&](int64_t first) { return [=](int64_t k) { return user(first + k); }; };
 #ifdef LOOM_HAVE_TWO_SOURCE
@@ -711,8 +709,8 @@ char *k_vec_permute(const Node &n, char *base, char *s, int64_t i0, int64_t i1) 
                           // which may alias anything a reference names, and
                           // would reload it every step.
                           char *const w = p + t.map.window;
-                          return permute_steps<Pack>(
-                              t, out, steps, [=](int64_t k) { return w + k * step; }, true);
+                          return permute_steps<Pack>(t, out, steps,
+                                                     [=](int64_t k) { return w + k * step; });
                         });
 }
 
@@ -722,7 +720,7 @@ char *k_idx_permute(const Node &n, char *base, char *s, int64_t i0, int64_t i1) 
   const PermuteTable &t = *n.permute;
   const int64_t *d = n.disp.data() + i0;
   char *const w = base + t.map.window;
-  return permute_steps<Pack>(t, s, i1 - i0, [=](int64_t k) { return w + d[k]; }, false);
+  return permute_steps<Pack>(t, s, i1 - i0, [=](int64_t k) { return w + d[k]; });
 }
 #endif
 
@@ -732,7 +730,7 @@ char *k_idx_permute(const Node &n, char *base, char *s, int64_t i0, int64_t i1) 
 // Word pieces prefetch their windows kChunkAhead instances ahead:
 // unpacking wide word patterns at 1 MiB gained 5-10% on the Intel VM.
 // Byte pieces (VBMI) ran at 1.15-1.4x the hand loop from memory without.
-// Packing with AVX-512 prefetches nothing (see window_steps).
+// Packing with AVX-512 prefetches nothing (see window_loop).
 constexpr int64_t kChunkAhead = 8;
 
 // One-register windows (AVX2, words).
@@ -853,31 +851,29 @@ inline char *window_chunks(const ChunkTable &t, char *s, int64_t steps, User use
 }
 
 template <bool Pack, int Lane, bool Two, class User>
-inline char *window_steps(const ChunkTable &t, char *s, int64_t steps, User user, bool strided) {
+inline char *window_steps(const ChunkTable &t, char *s, int64_t steps, User user) {
   // The steps whose loads may be whole.  Packing, the user's windows: all
   // of them, or all but the last, whose next step covers them.
   // Unpacking, the stream's registers: those within the range's stream.
   const int64_t whole =
-      Pack ? t.whole.of(steps, strided) : std::max<int64_t>(0, steps - t.stream_tail);
+      Pack ? t.whole.of(steps) : std::max<int64_t>(0, steps - t.stream_tail);
   return window_chunks<Pack, Lane, Two>(t, s, steps, user, whole);
 }
 
 template <bool Pack, int Lane, class User>
-inline char *window_steps(const ChunkTable &t, char *s, int64_t steps, User user, bool strided) {
-  if (t.registers == 2) return window_steps<Pack, Lane, true>(t, s, steps, user, strided);
-  return window_steps<Pack, Lane, false>(t, s, steps, user, strided);
+inline char *window_steps(const ChunkTable &t, char *s, int64_t steps, User user) {
+  if (t.registers == 2) return window_steps<Pack, Lane, true>(t, s, steps, user);
+  return window_steps<Pack, Lane, false>(t, s, steps, user);
 }
 #endif
 
-// `strided`: user(k + 1) is user(k) plus the step the table was made for.
 template <bool Pack, class User>
-inline char *pieces(const ChunkTable &t, char *s, int64_t steps, User user,
-                    [[maybe_unused]] bool strided) {
+inline char *pieces(const ChunkTable &t, char *s, int64_t steps, User user) {
 #ifdef LOOM_HAVE_TWO_SOURCE
 #if HWY_TARGET == HWY_AVX3_DL
-  if (t.lane == 1) return window_steps<Pack, 1>(t, s, steps, user, strided);
+  if (t.lane == 1) return window_steps<Pack, 1>(t, s, steps, user);
 #endif
-  return window_steps<Pack, 4>(t, s, steps, user, strided);
+  return window_steps<Pack, 4>(t, s, steps, user);
 #else
   return chunk_steps<Pack>(t, s, steps, user);
 #endif
@@ -887,13 +883,13 @@ template <bool Pack>
 char *k_vec_chunks(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const int64_t st = n.stride;
   char *const p = base + i0 * st;
-  return pieces<Pack>(*n.chunks, s, i1 - i0, [=](int64_t k) { return p + k * st; }, true);
+  return pieces<Pack>(*n.chunks, s, i1 - i0, [=](int64_t k) { return p + k * st; });
 }
 
 template <bool Pack>
 char *k_idx_chunks(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const int64_t *d = n.disp.data() + i0;
-  return pieces<Pack>(*n.chunks, s, i1 - i0, [=](int64_t k) { return base + d[k]; }, false);
+  return pieces<Pack>(*n.chunks, s, i1 - i0, [=](int64_t k) { return base + d[k]; });
 }
 
 #ifdef LOOM_HAVE_TWO_SOURCE
@@ -907,8 +903,7 @@ char *k_vec_groups_pack(const Node &n, char *base, char *s, int64_t i0, int64_t 
   const ChunkTable &t = *n.groups;
   return by_steps<true>(n, base, s, i0, i1, t.instances,
                         [&](char *p, char *out, int64_t steps, int64_t step) {
-                          return pieces<true>(
-                              t, out, steps, [=](int64_t k) { return p + k * step; }, true);
+                          return pieces<true>(t, out, steps, [=](int64_t k) { return p + k * step; });
                         });
 }
 #endif
@@ -948,7 +943,7 @@ char *k_vec_chain_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i
   const ChainTable &t = *n.chain;
   return by_steps<true>(n, base, s, i0, i1, t.instances,
                         [&](char *p, char *out, int64_t steps, int64_t step) {
-                          const int64_t whole = t.whole.of(steps, true);
+                          const int64_t whole = t.whole.of(steps);
                           out = chain_steps<Lane, K, true>(t, p + t.window, out, whole, step);
                           return chain_steps<Lane, K, false>(t, p + t.window + whole * step, out,
                                                              steps - whole, step);

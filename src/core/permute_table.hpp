@@ -30,12 +30,12 @@ struct Node;
 /// are one operation instead of two and leave the mask registers free.
 struct WholeLoads {
   bool alone = false;  // each step's own bytes cover its windows
-  bool next = false;   // its own or, a strided loop, the next step's do
-  /// How many of `steps` consecutive steps (`strided`: each the table's
-  /// step after the one before) load whole: all, all but the last, none.
-  int64_t of(int64_t steps, bool strided) const {
-    return alone ? steps : strided && next && steps > 0 ? steps - 1 : 0;
-  }
+  /// Its own or, in the strided loop the table was made for, the next
+  /// step's do; an index loop's tables (no next step) have next == alone.
+  bool next = false;
+  /// How many of `steps` consecutive steps of the table's loop load whole:
+  /// all, all but the last, none.
+  int64_t of(int64_t steps) const { return alone ? steps : next && steps > 0 ? steps - 1 : 0; }
 };
 
 /// One register's lane map: the window lanes the typemap names, the
