@@ -86,11 +86,7 @@ bool compute_bounds(loom_type_s *out, const std::vector<Piece> &pieces,
   return true;
 }
 
-loom_status message_bytes(const loom_type_s *t, int64_t count, int64_t *bytes) {
-  if (count == 1) {  // the most common call: its span, the true extent, fits (compute_bounds)
-    *bytes = t->size;
-    return LOOM_OK;
-  }
+loom_status message_bytes_many(const loom_type_s *t, int64_t count, int64_t *bytes) {
   if (!mul(count, t->size, bytes)) return LOOM_ERR_OVERFLOW;
   if (*bytes == 0) return LOOM_OK;
   // Instance i covers [true_lb, true_ub) + i * extent.

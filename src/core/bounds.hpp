@@ -24,7 +24,13 @@ bool compute_bounds(loom_type_s *out, const std::vector<Piece> &pieces,
 /// Packed bytes of `count` (>= 0) instances of `t`: LOOM_ERR_OVERFLOW when
 /// they, or the span of memory the instances' data covers, do not fit in
 /// 64 bits (no buffer can be that large, and plans would compute wrapped
-/// addresses).
-loom_status message_bytes(const loom_type_s *t, int64_t count, int64_t *bytes);
+/// addresses).  Inline for one instance, the most common call: its span,
+/// the true extent, fits (compute_bounds).
+loom_status message_bytes_many(const loom_type_s *t, int64_t count, int64_t *bytes);
+inline loom_status message_bytes(const loom_type_s *t, int64_t count, int64_t *bytes) {
+  if (count != 1) return message_bytes_many(t, count, bytes);
+  *bytes = t->size;
+  return LOOM_OK;
+}
 
 }  // namespace loom

@@ -26,19 +26,25 @@ loom_status check_message(loom_type t, int64_t count, int64_t *bytes) {
 // the call at most (64 KiB at FFT2D's 7 GB/s takes 9 us).
 constexpr int64_t kTimedBytes = int64_t(64) << 10;
 
-// Runs the root kernel of `p` over the whole message of n bytes.
-void run_root(bool pack, const loom::Node &p, char *user, char *stream, int64_t n) {
+// The timed choice between a root's two kernels (out of line: most roots
+// have one kernel, and small messages are never timed).
+__attribute__((noinline)) void run_timed(bool pack, const loom::Node &p, char *user,
+                                         char *stream, int64_t n) {
   const loom::Kernel base = pack ? p.pack : p.unpack, alt = pack ? p.pack_alt : p.unpack_alt;
-  if (!alt || n < kTimedBytes) {
-    base(p, user, stream, 0, p.count);
-    return;
-  }
   loom::TimedChoice &choice = p.choice[pack];
   const loom::TimedChoice::Call call = choice.plan();
   loom::timed(choice, call, (size_t)n, [&] {
     (call.alt ? alt : base)(p, user, stream, 0, p.count);
     return LOOM_OK;
   });
+}
+
+// Runs the root kernel of `p` over the whole message of n bytes.
+inline void run_root(bool pack, const loom::Node &p, char *user, char *stream, int64_t n) {
+  if (__builtin_expect(n < kTimedBytes || !(pack ? p.pack_alt : p.unpack_alt), 1))
+    (pack ? p.pack : p.unpack)(p, user, stream, 0, p.count);
+  else
+    run_timed(pack, p, user, stream, n);
 }
 
 }  // namespace

@@ -149,6 +149,26 @@ loom_status check_whole(int threads, loom_type t, int64_t count, const size_t *p
   return LOOM_OK;
 }
 
+// loom_pack_parallel / loom_unpack_parallel for threads != 1 (out of line:
+// their one-thread call is a tail call).  `stream` holds `size` bytes.
+__attribute__((noinline)) loom_status whole(bool pack, void *userbuf, int64_t count, loom_type t,
+                                            void *stream, size_t size, size_t *position,
+                                            int threads) {
+  int64_t n;
+  loom_status s = check_whole(threads, t, count, position, size, userbuf, stream, &n);
+  if (s != LOOM_OK || n == 0) return s;
+  const Choice c = choose(threads, t, count, n, 0, (size_t)n, pack);
+  if (c.runners <= 1)  // the whole-message kernels
+    return timed(c, [&] {
+      return pack ? loom_pack(userbuf, count, t, stream, size, position)
+                  : loom_unpack(stream, size, position, userbuf, count, t);
+    });
+  char *at = static_cast<char *>(stream) + *position;
+  s = timed(c, [&] { return run(pack, userbuf, count, t, 0, (size_t)n, at, c); });
+  if (s == LOOM_OK) *position += (size_t)n;
+  return s;
+}
+
 }  // namespace
 
 extern "C" {
@@ -174,31 +194,13 @@ loom_status loom_pack_parallel(const void *inbuf, int64_t count, loom_type t, vo
   // same things in the same order), without the runners' bookkeeping,
   // which costs as much as packing a small message.
   if (threads == 1) return loom_pack(inbuf, count, t, outbuf, outsize, position);
-  int64_t n;
-  loom_status s = check_whole(threads, t, count, position, outsize, inbuf, outbuf, &n);
-  if (s != LOOM_OK || n == 0) return s;
-  const Choice c = choose(threads, t, count, n, 0, (size_t)n, true);
-  if (c.runners <= 1)  // the whole-message kernels
-    return timed(c, [&] { return loom_pack(inbuf, count, t, outbuf, outsize, position); });
-  char *at = static_cast<char *>(outbuf) + *position;
-  s = timed(c, [&] { return run(true, inbuf, count, t, 0, (size_t)n, at, c); });
-  if (s == LOOM_OK) *position += (size_t)n;
-  return s;
+  return whole(true, const_cast<void *>(inbuf), count, t, outbuf, outsize, position, threads);
 }
 
 loom_status loom_unpack_parallel(const void *inbuf, size_t insize, size_t *position,
                                  void *outbuf, int64_t count, loom_type t, int threads) {
   if (threads == 1) return loom_unpack(inbuf, insize, position, outbuf, count, t);
-  int64_t n;
-  loom_status s = check_whole(threads, t, count, position, insize, inbuf, outbuf, &n);
-  if (s != LOOM_OK || n == 0) return s;
-  const Choice c = choose(threads, t, count, n, 0, (size_t)n, false);
-  if (c.runners <= 1)
-    return timed(c, [&] { return loom_unpack(inbuf, insize, position, outbuf, count, t); });
-  char *at = const_cast<char *>(static_cast<const char *>(inbuf)) + *position;
-  s = timed(c, [&] { return run(false, outbuf, count, t, 0, (size_t)n, at, c); });
-  if (s == LOOM_OK) *position += (size_t)n;
-  return s;
+  return whole(false, outbuf, count, t, const_cast<void *>(inbuf), insize, position, threads);
 }
 
 size_t loom_checkpoint_cache_bytes(void) { return loom::checkpoint_cache_bytes(); }

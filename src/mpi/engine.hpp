@@ -69,10 +69,13 @@ inline bool bad_null(const Mirror &m, const void *buf, int64_t count = 1) {
 // bytes (*need of them), null buffers, and last whether they fit (a
 // position past the end fits nothing, not even an empty message).  `user`
 // is the typed buffer, `packed` the packed one; *m is the type's mirror.
+// Always inlined: as a call of its own it saved and restored six registers,
+// a quarter of its cost on a small message.
 template <class P>
-int check_args(bool ext32, const void *user, int64_t count, MPI_Datatype dt,
-               const void *packed, int64_t size, const P *position,
-               const Mirror **m, int64_t *need) {
+__attribute__((always_inline)) inline int check_args(bool ext32, const void *user, int64_t count,
+                                                     MPI_Datatype dt, const void *packed,
+                                                     int64_t size, const P *position,
+                                                     const Mirror **m, int64_t *need) {
   if (dt == MPI_DATATYPE_NULL) return MPI_ERR_TYPE;
   if (count < 0) return MPI_ERR_COUNT;
   if (!position || size < 0 || *position < 0) return MPI_ERR_ARG;
