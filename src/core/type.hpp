@@ -81,10 +81,16 @@ struct PlanRef {
 /// The plan of `count` consecutive instances (one extent apart): the type's
 /// own plan built on first use, folded under a vector for count > 1.
 PlanRef fold_plan(const loom_type_s *t, int64_t count);
-/// The same; one instance of a type whose plan is built (every message of
-/// count 1 after the first) costs a load, inline.
+/// The same; inline for a type whose plan is built: one instance (every
+/// message of count 1 after the first), or the count first folded (a
+/// program mostly sends a type with one count), cost a load or two.
 inline PlanRef plan_for(const loom_type_s *t, int64_t count) {
-  if (count == 1 && t->plan_ready.load(std::memory_order_acquire)) return {t->plan.get(), {}};
+  if (t->plan_ready.load(std::memory_order_acquire)) {
+    if (count == 1) return {t->plan.get(), {}};
+    const loom_type_s::Fold &f = t->folds[0];
+    if (f.count.load(std::memory_order_acquire) == count)
+      return {f.plan.load(std::memory_order_relaxed), {}};
+  }
   return fold_plan(t, count);
 }
 
