@@ -143,12 +143,49 @@ inline char *gather8(const char *p, char *s, int64_t st) {
   return s + 8 * B;
 }
 
+// Packing blocks of a size that takes two moves (5-7, 9-15, 17-31
+// bytes: 12-byte float triples, 24-byte double triples), every block of a
+// row but its last moves as one move of the next width, W bytes: it reads
+// W - b bytes of the user's past the block, and writes them to the stream
+// where the next block's move then writes that block (nothing outside the
+// stream's range, which the last block ends).  The bytes read lie on the
+// block's page or the next block's, at most a page on: where the stride
+// is at least W and at most a page, whatever lies between is never
+// touched, and a fault is impossible.  The vectoriser moves a hand
+// loop's 3 floats in one move too: WRF's x faces (12 bytes of every 128)
+// packed at 0.6-0.78x its speed, 1.03-1.09x with the wide moves.  Time per
+// call on the Intel VM, 100 blocks (in L1) / 20000: 5 bytes of every 40
+// 0.46 / 0.80x, 6 of 32 0.39 / 0.59x, 12 of 128 0.70 / 0.78x, 20 of 64
+// 0.64 / 0.83x, 24 of 256 0.68 / 0.90x.  Unpacking writes only the
+// typemap's bytes, as before.  0: no such move.
+template <int B>
+constexpr int wide_move() {
+  if constexpr (B == -1) return 8;
+  if constexpr (B == 12 || B == -2) return 16;
+  if constexpr ((B == 24 || B == -3) && kHas32) return 32;
+  return 0;
+}
+
 // One strided row of n blocks: the innermost loop of every strided kernel,
 // unrolled so that short rows (3D faces, Flash) do not pay loop overhead
 // per element.
 template <bool Pack, int B>
 inline char *row(char *p, char *s, int64_t n, int64_t st, int64_t b) {
   int64_t k = 0;
+  if constexpr (Pack && wide_move<B>() > 0) {
+    constexpr int W = wide_move<B>();
+    if (n > 0 && st >= W && st <= kPage) {
+      for (; k + 4 < n; k += 4, p += 4 * st, s += 4 * b) {
+        mv<true>(p, s, W);
+        mv<true>(p + st, s + b, W);
+        mv<true>(p + 2 * st, s + 2 * b, W);
+        mv<true>(p + 3 * st, s + 3 * b, W);
+      }
+      for (; k + 1 < n; k++, p += st, s += b) mv<true>(p, s, W);
+      mv_block<true, B>(p, s, b);
+      return s + b;
+    }
+  }
   if constexpr (B > 0) {
     if (n == 8) {  // the common short row (8^3 blocks, 8-wide faces)
       if constexpr (Pack && (B == 4 || B == 8)) {

@@ -81,8 +81,6 @@ std::pair<int64_t, int64_t> runs_span(const std::vector<Run> &runs) {
   return {lo, hi};
 }
 
-constexpr int64_t kPage = 4096;  // the smallest page (x86-64)
-
 // WholeLoads for windows of `width` bytes at `starts` (from a step's
 // origin) over a step whose runs are `runs`, the next step `step` bytes on
 // (0: not a strided loop).

@@ -22,6 +22,10 @@ namespace loom {
 
 struct Node;
 
+/// The smallest page (x86-64): a load that stays within the pages a
+/// typemap touches cannot fault.
+constexpr int64_t kPage = 4096;
+
 /// Which steps of a table's kernel may load the user's windows whole, gaps
 /// and all, when packing: those whose every window ends at or before a
 /// byte of the typemap less than a page past the window's start.  Every
