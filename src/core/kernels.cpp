@@ -119,7 +119,7 @@ inline void mv_block(char *user, char *s, int64_t b) {
 // The class of a block of b bytes (see mv_block).
 int size_class(int64_t b) {
   switch (b) {
-    case 1: case 2: case 4: case 8: case 12: case 16: case 24: case 32: case 64:
+    case 1: case 2: case 3: case 4: case 8: case 12: case 16: case 24: case 32: case 64:
       return (int)b;
   }
   if (b < 5) return kAnySize;
@@ -143,9 +143,10 @@ inline char *gather8(const char *p, char *s, int64_t st) {
   return s + 8 * B;
 }
 
-// Packing blocks of a size that takes two moves (5-7, 9-15, 17-31
-// bytes: 12-byte float triples, 24-byte double triples), every block of a
-// row but its last moves as one move of the next width, W bytes: it reads
+// Packing blocks of a size that takes two moves (3, 5-7, 9-15, 17-31
+// bytes: RGB pixels, 12-byte float triples, 24-byte double triples), every
+// block of a row but its last moves as one move of the next width, W
+// bytes: it reads
 // W - b bytes of the user's past the block, and writes them to the stream
 // where the next block's move then writes that block (nothing outside the
 // stream's range, which the last block ends).  The bytes read lie on the
@@ -156,10 +157,12 @@ inline char *gather8(const char *p, char *s, int64_t st) {
 // packed at 0.6-0.78x its speed, 1.03-1.09x with the wide moves.  Time per
 // call on the Intel VM, 100 blocks (in L1) / 20000: 5 bytes of every 40
 // 0.46 / 0.80x, 6 of 32 0.39 / 0.59x, 12 of 128 0.70 / 0.78x, 20 of 64
-// 0.64 / 0.83x, 24 of 256 0.68 / 0.90x.  Unpacking writes only the
-// typemap's bytes, as before.  0: no such move.
+// 0.64 / 0.83x, 24 of 256 0.68 / 0.90x; 3 of 64 and of 256 (a size
+// class of its own since, before a byte loop) 0.66-0.75x, unpacking too.
+// Unpacking writes only the typemap's bytes.  0: no such move.
 template <int B>
 constexpr int wide_move() {
+  if constexpr (B == 3) return 4;
   if constexpr (B == -1) return 8;
   if constexpr (B == 12 || B == -2) return 16;
   if constexpr ((B == 24 || B == -3) && kHas32) return 32;
@@ -934,14 +937,16 @@ char *k_idx_chunks(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 // pieces fill whole registers, stored at once, where an instance alone
 // would leave a register part empty, or a register of instances a store
 // (6 of every 8 bytes, 64 KiB: 0.58 -> 0.79x the hand loop; bytes in
-// 14-22 bytes, 2-4 runs: 1.2-1.4x faster).  The instances left at the end
-// of the range take the child's own kernel.
+// 14-22 bytes, 2-4 runs: 1.2-1.4x faster).  The instances after the
+// range's last whole group (up to 63 of a 3-byte pattern) take the kernel
+// the groups replaced (pack_rest), in one call, not the child's kernel
+// one instance a call.
 char *k_vec_groups_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const ChunkTable &t = *n.groups;
-  return by_steps<true>(n, base, s, i0, i1, t.instances,
-                        [&](char *p, char *out, int64_t steps, int64_t step) {
-                          return pieces<true>(t, out, steps, [=](int64_t k) { return p + k * step; });
-                        });
+  const int64_t m = t.instances, steps = (i1 - i0) / m, step = m * n.stride;
+  char *const p = base + i0 * n.stride;
+  s = pieces<true>(t, s, steps, [=](int64_t k) { return p + k * step; });
+  return i0 + steps * m == i1 ? s : n.pack_rest(n, base, s, i0 + steps * m, i1);
 }
 #endif
 #endif
@@ -1084,7 +1089,7 @@ bool pick_permute([[maybe_unused]] Node &n) {
 #ifdef LOOM_HAVE_TWO_SOURCE
     if (!n.permute->pair_lanes) {
       n.groups = make_group_table(n, n.permute->lane);
-      if (n.groups) n.pack = k_vec_groups_pack;
+      if (n.groups) n.pack_rest = n.pack, n.pack = k_vec_groups_pack;
     }
 #endif
     return true;
@@ -1119,7 +1124,7 @@ void pack_in_pairs([[maybe_unused]] Node &n) {
   if (n.permute) n.pack = n.kind == Kind::Vec ? k_vec_permute<true> : k_idx_permute<true>;
 #endif
 #ifdef LOOM_HAVE_TWO_SOURCE
-  if (n.groups) n.pack = k_vec_groups_pack;
+  if (n.groups) n.pack_rest = n.pack, n.pack = k_vec_groups_pack;
 #endif
 }
 
@@ -1135,7 +1140,7 @@ struct BySize {
     switch (size_class(b)) {
 #define LOOM_CASE(N) \
   case N: *pk = K<true, N>::f; *uk = K<false, N>::f; return;
-      LOOM_CASE(1) LOOM_CASE(2) LOOM_CASE(4) LOOM_CASE(8) LOOM_CASE(12)
+      LOOM_CASE(1) LOOM_CASE(2) LOOM_CASE(3) LOOM_CASE(4) LOOM_CASE(8) LOOM_CASE(12)
       LOOM_CASE(16) LOOM_CASE(24) LOOM_CASE(32) LOOM_CASE(64)
       LOOM_CASE(-1) LOOM_CASE(-2) LOOM_CASE(-3) LOOM_CASE(-4) LOOM_CASE(-5)
       LOOM_CASE(-6) LOOM_CASE(-7)

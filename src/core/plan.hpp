@@ -56,6 +56,9 @@ struct Node {
   /// Pieces that pack groups of consecutive instances into whole registers
   /// (make_group_table), for the pack kernel only; null otherwise.
   std::shared_ptr<const ChunkTable> groups;
+  /// With `groups`: the pack kernel the groups replaced, which packs the
+  /// instances after a range's last whole group.
+  Kernel pack_rest = nullptr;
   /// The same from windows of 3 to 8 registers (make_chain_table).
   std::shared_ptr<const ChainTable> chain;
 
