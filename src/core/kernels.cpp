@@ -146,20 +146,20 @@ inline char *gather8(const char *p, char *s, int64_t st) {
 // Packing blocks of a size that takes two moves (3, 5-7, 9-15, 17-31
 // bytes: RGB pixels, 12-byte float triples, 24-byte double triples), every
 // block of a row but its last moves as one move of the next width, W
-// bytes: it reads
-// W - b bytes of the user's past the block, and writes them to the stream
-// where the next block's move then writes that block (nothing outside the
-// stream's range, which the last block ends).  The bytes read lie on the
-// block's page or the next block's, at most a page on: where the stride
-// is at least W and at most a page, whatever lies between is never
-// touched, and a fault is impossible.  The vectoriser moves a hand
-// loop's 3 floats in one move too: WRF's x faces (12 bytes of every 128)
-// packed at 0.6-0.78x its speed, 1.03-1.09x with the wide moves.  Time per
-// call on the Intel VM, 100 blocks (in L1) / 20000: 5 bytes of every 40
-// 0.46 / 0.80x, 6 of 32 0.39 / 0.59x, 12 of 128 0.70 / 0.78x, 20 of 64
-// 0.64 / 0.83x, 24 of 256 0.68 / 0.90x; 3 of 64 and of 256 (a size
-// class of its own since, before a byte loop) 0.66-0.75x, unpacking too.
-// Unpacking writes only the typemap's bytes.  0: no such move.
+// bytes: it reads W - b bytes of the user's past the block, and writes
+// them to the stream where the next block's move then writes that block
+// (nothing outside the stream's range, which the last block ends).  The
+// bytes read lie on the block's page or the next block's, at most a page
+// on: where the stride is at least W and at most a page, whatever lies
+// between is never touched, and a fault is impossible.  The vectoriser
+// moves a hand loop's 3 floats in one move too: WRF's x faces (12 bytes of
+// every 128) packed at 0.6-0.78x its speed, 1.03-1.13x with the wide
+// moves.  Time per call on the Intel VM, 100 blocks (in L1) / 20000: 5
+// bytes of every 40 0.46 / 0.80x, 6 of 32 0.39 / 0.59x, 12 of 128 0.70 /
+// 0.78x, 20 of 64 0.64 / 0.83x, 24 of 256 0.68 / 0.90x; 3 of 64 and of
+// 256 (a size class of its own since, before a byte loop) 0.66-0.75x,
+// unpacking too.  Unpacking writes only the typemap's bytes.  0: no such
+// move.
 template <int B>
 constexpr int wide_move() {
   if constexpr (B == 3) return 4;
