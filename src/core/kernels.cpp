@@ -523,8 +523,8 @@ char *k_idx_any(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 // Small repeating patterns in one register (permute_table.hpp): each step
 // moves per_vector instances of the child with one masked load (packing,
 // unmasked where WholeLoads allows), one lane permute and one masked
-// store; instances left over at the end of the range take the child's own
-// kernel.
+// store; the instances left over at the end of a strided range, one step
+// with masks cut to them.
 #undef LOOM_HAVE_PERMUTE  // per target: this file is compiled once for each
 #undef LOOM_HAVE_TWO_SOURCE
 #if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX2
@@ -754,34 +754,63 @@ inline char *permute_steps(const PermuteTable &t, char *s, int64_t steps, User u
   return permute_one<Pack, false>(t, s, steps - done, from(done));
 }
 
-// A strided loop in steps of m consecutive instances: move(p, s, steps,
-// step) moves the whole steps from p, `step` bytes apart, and returns s
-// advanced; the instances left at the end of the range take the child's
-// own kernel.
-template <bool Pack, class Move>
-inline char *by_steps(const Node &n, char *base, char *s, int64_t i0, int64_t i1, int64_t m,
-                      Move move) {
-  const int64_t st = n.stride, steps = (i1 - i0) / m;
-  char *p = base + i0 * st;
-  s = move(p, s, steps, m * st);
-  p += steps * m * st;
-  for (int64_t i = i0 + steps * m; i < i1; i++, p += st) s = whole<Pack>(*n.child, p, s);
-  return s;
+// The r instances (0 < r < per_vector) at u, a strided loop's last, in one
+// step of t with its masks cut to them: the first r instances' window
+// lanes and packed bytes.  Unpacking only where t.prefixes_exact.
+template <bool Pack>
+inline char *permute_part(const PermuteTable &t, char *s, int64_t r, char *u) {
+  const int64_t bytes = r * (t.stream_bytes / t.per_vector);
+  const uint64_t um = t.first_lanes[r], sm = (uint64_t(1) << (bytes / t.lane)) - 1;
+  u += t.map.window;
+#if HWY_TARGET == HWY_AVX3_DL
+  if (t.lane == 1) {
+    const __m512i idx = _mm512_load_si512(Pack ? t.map.pack8 : t.map.unpack8);
+    move_window<Pack, 1, false>(um, 0, sm, idx, idx, u, s);
+    return s + bytes;
+  }
+#endif
+  move_words<Pack, false>(word_mask(um), word_mask(sm), word_indices<Pack>(t.map), u, s);
+  return s + bytes;
 }
 
-// A strided loop: per_vector consecutive instances per register.
+// A strided loop in steps of m consecutive instances: move(p, s, steps,
+// step) moves the whole steps from p, `step` bytes apart, and returns s
+// advanced; rest(s, i, i1) moves the instances i..i1-1 left at the end of
+// the range (fewer than m) and returns s advanced.
+template <class Move, class Rest>
+inline char *by_steps(const Node &n, char *base, char *s, int64_t i0, int64_t i1, int64_t m,
+                      Move move, Rest rest) {
+  const int64_t st = n.stride, steps = (i1 - i0) / m;
+  s = move(base + i0 * st, s, steps, m * st);
+  const int64_t i = i0 + steps * m;
+  return i == i1 ? s : rest(s, i, i1);
+}
+
+// by_steps' rest where a step kernel replaced another (Node::pack_rest).
+inline auto rest_by_pack_rest(const Node &n, char *base) {
+  return [&n, base](char *s, int64_t i, int64_t end) { return n.pack_rest(n, base, s, i, end); };
+}
+
+// A strided loop: per_vector consecutive instances per register; the last
+// few in one step of masks cut to them, or (unpacking where instances
+// overlap) the child's kernel each.
 template <bool Pack>
 char *k_vec_permute(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const PermuteTable &t = Pack && n.permute->pairs ? *n.permute->pairs : *n.permute;
-  return by_steps<Pack>(n, base, s, i0, i1, t.per_vector,
-                        [&](char *p, char *out, int64_t steps, int64_t step) {
-                          // By value: the stores go through char pointers,
-                          // which may alias anything a reference names, and
-                          // would reload it every step.
-                          char *const w = p + t.map.window;
-                          return permute_steps<Pack>(t, out, steps,
-                                                     [=](int64_t k) { return w + k * step; });
-                        });
+  return by_steps(n, base, s, i0, i1, t.per_vector,
+                  [&](char *p, char *out, int64_t steps, int64_t step) {
+                    // By value: the stores go through char pointers,
+                    // which may alias anything a reference names, and
+                    // would reload it every step.
+                    char *const w = p + t.map.window;
+                    return permute_steps<Pack>(t, out, steps,
+                                               [=](int64_t k) { return w + k * step; });
+                  },
+                  [&](char *out, int64_t i, int64_t end) {
+                    if (Pack || t.prefixes_exact)
+                      return permute_part<Pack>(t, out, end - i, base + i * n.stride);
+                    return k_vec_any<Pack>(n, base, out, i, end);
+                  });
 }
 
 // An index loop: one instance per register, at its displacement.
@@ -973,10 +1002,12 @@ char *k_idx_chunks(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 // one instance a call.
 char *k_vec_groups_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const ChunkTable &t = *n.groups;
-  const int64_t m = t.instances, steps = (i1 - i0) / m, step = m * n.stride;
-  char *const p = base + i0 * n.stride;
-  s = pieces<true>(t, s, steps, [=](int64_t k) { return p + k * step; });
-  return i0 + steps * m == i1 ? s : n.pack_rest(n, base, s, i0 + steps * m, i1);
+  return by_steps(
+      n, base, s, i0, i1, t.instances,
+      [&](char *p, char *out, int64_t steps, int64_t step) {
+        return pieces<true>(t, out, steps, [=](int64_t k) { return p + k * step; });
+      },
+      rest_by_pack_rest(n, base));
 }
 #endif
 #endif
@@ -1013,13 +1044,15 @@ inline char *chain_steps(const ChainTable &t, const char *w, char *s, int64_t st
 template <int Lane, int K>
 char *k_vec_chain_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const ChainTable &t = *n.chain;
-  return by_steps<true>(n, base, s, i0, i1, t.instances,
-                        [&](char *p, char *out, int64_t steps, int64_t step) {
-                          const int64_t whole = t.whole.of(steps);
-                          out = chain_steps<Lane, K, true>(t, p + t.window, out, whole, step);
-                          return chain_steps<Lane, K, false>(t, p + t.window + whole * step, out,
-                                                             steps - whole, step);
-                        });
+  return by_steps(
+      n, base, s, i0, i1, t.instances,
+      [&](char *p, char *out, int64_t steps, int64_t step) {
+        const int64_t whole = t.whole.of(steps);
+        out = chain_steps<Lane, K, true>(t, p + t.window, out, whole, step);
+        return chain_steps<Lane, K, false>(t, p + t.window + whole * step, out, steps - whole,
+                                           step);
+      },
+      rest_by_pack_rest(n, base));
 }
 
 template <int Lane>
@@ -1058,6 +1091,7 @@ bool pick_chain([[maybe_unused]] Node &n) {
   if (!n.chain) n.chain = make_chain_table(n, 1);
 #endif
   if (!n.chain) return false;
+  n.pack_rest = n.pack;
   n.pack = n.chain->lane == 4 ? chain_pack<4>(n.chain->registers) : chain_pack<1>(n.chain->registers);
   return true;
 #else

@@ -166,10 +166,19 @@ std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int widt
   const int64_t stream_lanes = m * P / lane;
   map.stream_lanes = low_lanes(stream_lanes);
   int64_t out = 0;  // stream lane
-  for (int64_t i = 0; i < m; i++)
+  uint64_t named = 0;  // window lanes of the instances before i
+  for (int64_t i = 0; i < m; i++) {
+    t->first_lanes[i] = named;
+    uint64_t own = 0;
     for (const Run &r : runs)
-      for (int64_t b = 0; b < r.len; b += lane, out++)
-        map.place(out, (r.off + i * st + b - start) / lane, lane);
+      for (int64_t b = 0; b < r.len; b += lane, out++) {
+        const int64_t u = (r.off + i * st + b - start) / lane;
+        map.place(out, u, lane);
+        own |= uint64_t(1) << u;
+      }
+    if (own & named) t->prefixes_exact = false;
+    named |= own;
+  }
   const int64_t lanes = width / lane;  // per register
   if (2 * stream_lanes <= lanes) {
     t->pair_lanes = low_lanes(2 * stream_lanes);

@@ -82,6 +82,14 @@ struct PermuteTable {
   /// otherwise.
   std::shared_ptr<const PermuteTable> pairs;
   WholeLoads whole;  // the window of one register (a step)
+  /// A strided loop's last instances, fewer than a register holds, move in
+  /// one step under masks cut to them: first_lanes[r] (0 < r < per_vector)
+  /// is the window lanes the first r instances name, whose packed bytes are
+  /// the step's first r * stream_bytes / per_vector.  Unpacking needs
+  /// `prefixes_exact`: no lane of the first r instances is named again by
+  /// a later one (whose packed byte would win, and is not loaded).
+  uint64_t first_lanes[64];
+  bool prefixes_exact = true;
 };
 
 /// The table for `vec`, a Vec (consecutive instances per register) or an

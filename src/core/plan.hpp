@@ -56,8 +56,8 @@ struct Node {
   /// Pieces that pack groups of consecutive instances into whole registers
   /// (make_group_table), for the pack kernel only; null otherwise.
   std::shared_ptr<const ChunkTable> groups;
-  /// With `groups`: the pack kernel the groups replaced, which packs the
-  /// instances after a range's last whole group.
+  /// With `groups` or `chain`: the pack kernel they replaced, which packs
+  /// the instances after a range's last whole step, in one call.
   Kernel pack_rest = nullptr;
   /// The same from windows of 3 to 8 registers (make_chain_table).
   std::shared_ptr<const ChainTable> chain;
