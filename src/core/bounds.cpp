@@ -86,14 +86,4 @@ bool compute_bounds(loom_type_s *out, const std::vector<Piece> &pieces,
   return true;
 }
 
-loom_status message_bytes_many(const loom_type_s *t, int64_t count, int64_t *bytes) {
-  if (!mul(count, t->size, bytes)) return LOOM_ERR_OVERFLOW;
-  if (*bytes == 0) return LOOM_OK;
-  // Instance i covers [true_lb, true_ub) + i * extent.
-  const __int128 step = (__int128)(count - 1) * t->extent();
-  const __int128 lo = t->true_lb + std::min<__int128>(0, step),
-                 hi = t->true_ub + std::max<__int128>(0, step);
-  return lo >= kMin && hi <= kMax && hi - lo <= kMax ? LOOM_OK : LOOM_ERR_OVERFLOW;
-}
-
 }  // namespace loom

@@ -24,12 +24,20 @@ bool compute_bounds(loom_type_s *out, const std::vector<Piece> &pieces,
 /// Packed bytes of `count` (>= 0) instances of `t`: LOOM_ERR_OVERFLOW when
 /// they, or the span of memory the instances' data covers, do not fit in
 /// 64 bits (no buffer can be that large, and plans would compute wrapped
-/// addresses).  Inline for one instance, the most common call: its span,
-/// the true extent, fits (compute_bounds).
-loom_status message_bytes_many(const loom_type_s *t, int64_t count, int64_t *bytes);
+/// addresses).  Inline, in 64-bit arithmetic with overflow checks: every
+/// pack and unpack asks (a call in 128-bit arithmetic was a third of
+/// loom_pack's fixed cost).  Where the step between the first and the
+/// last instance overflows, so does the span, which covers it.
 inline loom_status message_bytes(const loom_type_s *t, int64_t count, int64_t *bytes) {
-  if (count != 1) return message_bytes_many(t, count, bytes);
-  *bytes = t->size;
+  if (__builtin_mul_overflow(count, t->size, bytes)) return LOOM_ERR_OVERFLOW;
+  if (count == 1 || *bytes == 0) return LOOM_OK;  // one instance: the true extent fits
+  // Instance i covers [true_lb, true_ub) + i * extent.
+  int64_t step, lo, hi, span;
+  if (__builtin_mul_overflow(count - 1, t->extent(), &step) ||
+      __builtin_add_overflow(t->true_lb, step < 0 ? step : 0, &lo) ||
+      __builtin_add_overflow(t->true_ub, step > 0 ? step : 0, &hi) ||
+      __builtin_sub_overflow(hi, lo, &span))
+    return LOOM_ERR_OVERFLOW;
   return LOOM_OK;
 }
 
