@@ -320,7 +320,8 @@ char *k_vec_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 // Elements of 4 or 8 bytes every K-th slot: a constant stride lets the
 // compiler use vector shuffles instead of one load per element.
 template <class T, int K, bool Pack>
-char *k_vec_dense(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+inline __attribute__((always_inline)) char *dense_loop(const Node &n, char *base, char *s,
+                                                       int64_t i0, int64_t i1) {
   typedef T U __attribute__((aligned(1), may_alias));
   U *p = reinterpret_cast<U *>(base + i0 * n.stride), *q = reinterpret_cast<U *>(s);
   const int64_t cnt = i1 - i0;
@@ -331,6 +332,27 @@ char *k_vec_dense(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   }
   return s + cnt * sizeof(T);
 }
+template <class T, int K, bool Pack>
+char *k_vec_dense(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  return dense_loop<T, K, Pack>(n, base, s, i0, i1);
+}
+
+#undef LOOM_HAVE_DENSE_PACK_256
+#if (HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3) && defined(__GNUC__) && \
+    !defined(__clang__)
+#define LOOM_HAVE_DENSE_PACK_256 1
+// The same packing loop vectorised in 256-bit registers, the alternative
+// (Node::pack_alt) to the 512-bit one, chosen by timing where a message
+// is large enough: on the AMD EPYC VM, every other double from 16 MiB
+// packed at 0.84-0.90x the hand loop's speed in 512-bit registers and
+// 0.94-1.2x in 256-bit ones (bench pack, Vector (DOUBLE)), while in cache
+// the two ran alike; other machines may differ either way.
+template <class T, int K>
+__attribute__((target("prefer-vector-width=256"))) char *k_vec_dense_pack256(
+    const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  return dense_loop<T, K, true>(n, base, s, i0, i1);
+}
+#endif
 
 #undef LOOM_HAVE_DENSE_SCATTER  // per target, as the permutes below
 #if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3
@@ -1183,13 +1205,20 @@ bool pick_permute([[maybe_unused]] Node &n) {
 // 6 floats in 40 bytes at 1 MiB: 0.72x -> 0.94x.  Where two instances
 // overfill a register (5 doubles in 72 bytes), a strided loop packs a
 // group of them a step, as the vectoriser does with 4 (k_vec_groups_pack).
+// Those figures are the Intel VM's; on the AMD EPYC VM the same 4 doubles
+// of every 8 from 16 MiB packed at 0.86-0.90x by pairs against 1.00x by
+// the moves (bench pack, Indexed (DOUBLE)), so the moves stay as the
+// alternative (Node::pack_alt) that timing chooses where a message is
+// large enough.
 void pack_in_pairs([[maybe_unused]] Node &n) {
+  [[maybe_unused]] const Kernel moves = n.pack;
 #ifdef LOOM_HAVE_PERMUTE
   if (n.permute) n.pack = n.kind == Kind::Vec ? k_vec_permute<true> : k_idx_permute<true>;
 #endif
 #ifdef LOOM_HAVE_TWO_SOURCE
   if (n.groups) n.pack_rest = n.pack, n.pack = k_vec_groups_pack;
 #endif
+  if (n.pack != moves && !n.pack_alt) n.pack_alt = moves;
 }
 
 template <bool Pack>
@@ -1240,12 +1269,20 @@ bool pick_vec_idx_small(const Node &n, Kernel *pk, Kernel *uk) {
   return false;
 }
 
+template <class T, int K>
+bool set_dense(Kernel *pk, Kernel *uk, [[maybe_unused]] Kernel *pk_alt) {
+  *pk = k_vec_dense<T, K, true>, *uk = k_vec_dense<T, K, false>;
+#ifdef LOOM_HAVE_DENSE_PACK_256
+  *pk_alt = k_vec_dense_pack256<T, K>;
+#endif
+  return true;
+}
 template <class T>
-bool pick_dense(int64_t k, Kernel *pk, Kernel *uk) {
+bool pick_dense(int64_t k, Kernel *pk, Kernel *uk, Kernel *pk_alt) {
   switch (k) {
-    case 2: *pk = k_vec_dense<T, 2, true>, *uk = k_vec_dense<T, 2, false>; return true;
-    case 3: *pk = k_vec_dense<T, 3, true>, *uk = k_vec_dense<T, 3, false>; return true;
-    case 4: *pk = k_vec_dense<T, 4, true>, *uk = k_vec_dense<T, 4, false>; return true;
+    case 2: return set_dense<T, 2>(pk, uk, pk_alt);
+    case 3: return set_dense<T, 3>(pk, uk, pk_alt);
+    case 4: return set_dense<T, 4>(pk, uk, pk_alt);
     default: return false;
   }
 }
@@ -1315,7 +1352,8 @@ void select_kernels_for_target(Node &n) {
     case Kind::Vec:
       if (small_stride(n)) {
         const int64_t b = c->count;
-        (b == 4 ? pick_dense<uint32_t> : pick_dense<uint64_t>)(n.stride / b, &n.pack, &n.unpack);
+        (b == 4 ? pick_dense<uint32_t> : pick_dense<uint64_t>)(n.stride / b, &n.pack, &n.unpack,
+                                                                &n.pack_alt);
         // Scattering 8-byte elements, the vectoriser's shuffles and
         // extracts (AVX2, AVX-512) lost to plain moves: 0.55-0.8x in cache,
         // 0.75-0.85x from memory at 3 and 4 slots apart.

@@ -1,5 +1,6 @@
 // The alternative kernels (Node::pack_alt, unpack_alt: kernels.cpp's
-// far-strided rows and the transpose's untiled unpack) against the
+// far-strided rows, the transpose's untiled unpack, and on AVX-512 the
+// 256-bit dense pack and the moves beside packing in pairs) against the
 // reference interpreter, with guard bytes around every buffer and a
 // pattern in every gap: each called directly on the plan root next to its
 // base, and through loom_pack/loom_unpack, whose timed choice runs the
@@ -27,7 +28,7 @@ using namespace loomtest;
 
 struct Case {
   TypeSpecPtr spec;
-  bool far;  // row alternatives for both directions; else a transpose's unpack
+  bool pack_alt, unpack_alt;  // the alternatives the root must have
 };
 
 std::string plan_of(loom_type t) {
@@ -43,9 +44,10 @@ std::string check(const Case &c, uint64_t seed, bool through_api) {
   if (!t) return "commit failed";
   const loom::Node &root = *loom::plan_for(t.get(), 1).node;
   const std::string plan = plan_of(t.get());
-  if (c.far ? !root.pack_alt || !root.unpack_alt : !root.unpack_alt)
+  if ((c.pack_alt && !root.pack_alt) || (c.unpack_alt && !root.unpack_alt))
     return "no alternative kernel chosen for " + plan;
-  if (!root.choice) return "alternatives without a timed choice: " + plan;
+  if ((root.pack_alt || root.unpack_alt) && !root.choice)
+    return "alternatives without a timed choice: " + plan;
 
   const Layout l = reference_layout(*c.spec);
   int64_t lo, hi;
@@ -150,7 +152,7 @@ TEST(Kernels, FarStridedAlternativesGiveTheReferenceBytes) {
       const int64_t n2 = uni(1, 40), n1 = big ? (int64_t(64) << 10) / (n2 * b) + 1 : uni(2, 12);
       spec = hvector(n1, 1, n2 * stride + 8 * uni(1, 4), hvector(n2, 1, stride, element(b)));
     }
-    const std::string e = check({spec, true}, seed + (uint64_t)i, big);
+    const std::string e = check({spec, true, true}, seed + (uint64_t)i, big);
     EXPECT_EQ(e, "") << "case " << i << " of seed " << seed << ": " << describe(*spec);
   }
 }
@@ -173,8 +175,38 @@ TEST(Kernels, TransposeAlternativeGivesTheReferenceBytes) {
   uint64_t seed = 0x7A12;
   for (const TypeSpecPtr &c : cases) {
     const bool big = c == cases[5];
-    const std::string e = check({c, false}, seed++, big);
+    const std::string e = check({c, false, true}, seed++, big);
     EXPECT_EQ(e, "") << describe(*c);
+  }
+}
+
+// On AVX-512, strided 4- and 8-byte elements 2 to 4 slots apart pack in
+// 512-bit or 256-bit registers, and a few words of every instance in
+// pairs of instances or by moves (kernels.cpp k_vec_dense_pack256,
+// pack_in_pairs); some through the API at the sizes the timed choice
+// starts at.  Other sets have no such alternative.
+TEST(Kernels, PackingAlternativesGiveTheReferenceBytes) {
+  const uint64_t seed = run_seed("Kernels.PackingAlternativesGiveTheReferenceBytes");
+  std::mt19937_64 rng(seed);
+  auto uni = [&](int64_t a, int64_t b) { return std::uniform_int_distribution<int64_t>(a, b)(rng); };
+  const std::string isa = loom_isa();
+  const bool wide = isa == "avx512" || isa == "avx512vbmi";
+  for (int i = 0; i < 40; ++i) {
+    const bool big = i % 8 == 0, doubles = uni(0, 1);
+    const TypeSpecPtr e = prim(doubles ? LOOM_DOUBLE : LOOM_FLOAT);
+    const int64_t size = doubles ? 8 : 4;
+    TypeSpecPtr spec;
+    if (uni(0, 1)) {  // every 2nd to 4th element
+      const int64_t n = big ? (int64_t(64) << 10) / size + uni(0, 40) : uni(2, 300);
+      spec = vector(n, 1, uni(2, 4), e);
+    } else {  // 4 doubles of every 8 (Ross's Indexed), in any order
+      std::vector<int64_t> at = {0, 1, 3, 6};
+      std::shuffle(at.begin(), at.end(), rng);
+      const int64_t n = big ? (int64_t(64) << 10) / 32 + uni(0, 9) : uni(2, 200);
+      spec = contig(n, resized(indexed_block(1, at, prim(LOOM_DOUBLE)), 0, 64));
+    }
+    const std::string err = check({spec, wide, false}, seed + (uint64_t)i, big);
+    EXPECT_EQ(err, "") << "case " << i << " of seed " << seed << ": " << describe(*spec);
   }
 }
 
