@@ -5,6 +5,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <random>
 
 #include "differential.hpp"
 #include "test_env.hpp"
@@ -68,6 +69,37 @@ TEST(Kernels, Transposes) {
   for (const auto &c : cases) {
     TrialResult r = run_trial(seed++, c.first, c.second);
     if (!r.error.empty()) report(seed - 1, r);
+  }
+}
+
+// Transposes over deeper nests (kernels.cpp k_vec_columns, Flash I/O's
+// shape): 4-, 8- and 16-byte blocks in columns side by side, each column
+// 2 to 4 strided levels spanning 32 KiB or more, rows of 1 to 70 blocks
+// (prefetched ahead or not), column counts that leave a remainder; the
+// levels nested (packed and unpacked by the transpose) or not (rows
+// upward, columns wider than a row's stride: packed only).
+TEST(Kernels, DeepTransposes) {
+  const uint64_t seed = base_seed(0xF1A5);
+  std::mt19937_64 rng(seed);
+  auto uni = [&](int64_t a, int64_t b) { return std::uniform_int_distribution<int64_t>(a, b)(rng); };
+  const TypeSpecPtr kElem[] = {prim(LOOM_FLOAT), prim(LOOM_DOUBLE), contig(2, prim(LOOM_DOUBLE))};
+  for (int i = 0; i < 24; ++i) {
+    const int e = (int)uni(0, 2);
+    const int64_t b = int64_t(4) << e, k = e == 2 ? 4 : 8;
+    const int64_t cols = uni(k, 3 * k + 2), row_gap = uni(0, 1) ? b * uni(0, 8) : -b * uni(1, 8);
+    const int64_t rows = uni(0, 2) ? uni(1, 12) : uni(40, 70);
+    int64_t rstride = cols * b + row_gap;
+    if (uni(0, 3) == 0) rstride = -rstride;
+    TypeSpecPtr t = hvector(rows, 1, rstride, kElem[e]);
+    int64_t span = rows * (rstride < 0 ? -rstride : rstride);
+    for (int64_t l = uni(1, 3); l > 0 || span < (int64_t(32) << 10); --l) {
+      const int64_t stride = span + b * uni(0, 16);
+      t = hvector(uni(2, 6), 1, stride, t);
+      span = stride * 6;
+    }
+    const TypeSpecPtr spec = contig(cols, resized(t, 0, b));
+    TrialResult r = run_trial(seed + (uint64_t)i, spec, 1);
+    if (!r.error.empty()) report(seed + (uint64_t)i, r);
   }
 }
 
