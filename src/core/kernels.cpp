@@ -432,41 +432,37 @@ char *k_vec_vec_blk_far(const Node &n, char *base, char *s, int64_t i0, int64_t 
 // Transposes (a vector of far-strided columns whose columns sit side by
 // side): column after column touches every row's cache line once per
 // column.  K neighbouring columns together touch it once, while the stream
-// side becomes K sequential streams.  Only for disjoint blocks (the unpack
-// order of overlapping ones would matter).
+// side becomes K sequential streams (k_vec_columns, below, which also
+// takes deeper nests).  Only for disjoint blocks (the unpack order of
+// overlapping ones would matter).
 //
-// Through the tile is the unpack's base; straight from the K streams its
-// alternative (Tile = false): the tile won 1.7x on the AMD EPYC VM and lost
-// 15-20% on an Intel Xeon VM (FFT2D's 2 MiB, either way in every run).
-template <bool Pack, int B, int K, bool Tile = true>
-char *k_vec_vec_tile(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+// Unpacking, the K streams are first copied into an L1 tile, kTile bytes
+// of each at a time, and the rows are written from there: K loads of B
+// bytes from K streams for every row ran at 8.9 GB/s on FFT2D's 2 MiB
+// (16-byte blocks, K = 4, streams 512 bytes apart; AMD EPYC VM), from the
+// tile at 15.9.  Packing through a tile lost (34 -> 28 GB/s), so packs
+// store into the streams directly.  The tiled unpack is the base; straight
+// from the K streams (k_vec_columns) its alternative: the tile won 1.7x on
+// the AMD EPYC VM and lost 15-20% on an Intel Xeon VM (FFT2D's 2 MiB,
+// either way in every run).
+template <int B, int K>
+char *k_vec_vec_tile_unpack(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const Node &in = *n.child;
   const int64_t st = n.stride, n2 = in.count, st2 = in.stride, span = n2 * B;
   char *p = base + i0 * st;
   int64_t i = i0;
-  // Unpacking, the K streams are first copied into an L1 tile, kTile bytes
-  // of each at a time, and the rows are written from there: K loads of B
-  // bytes from K streams for every row ran at 8.9 GB/s on FFT2D's 2 MiB
-  // (16-byte blocks, K = 4, streams 512 bytes apart; AMD EPYC VM), from the
-  // tile at 15.9.  Packing through a tile lost (34 -> 28 GB/s), so packs
-  // store into the streams directly.
   constexpr int64_t kTile = 256, kRows = kTile / B;
-  alignas(64) char tile[Pack ? 1 : K][Pack ? 1 : kTile];
+  alignas(64) char tile[K][kTile];
   for (; i + K <= i1; i += K, p += K * st, s += K * span) {
     char *q = p, *t = s;
-    if constexpr (Pack || !Tile) {
-      for (int64_t j = 0; j < n2; j++, q += st2, t += B)
-        for (int k = 0; k < K; k++) mv<Pack>(q + k * st, t + k * span, B);
-    } else {
-      for (int64_t j = 0; j < n2; j += kRows, t += kRows * B) {
-        const int64_t rows = std::min(kRows, n2 - j);
-        for (int k = 0; k < K; k++) std::memcpy(tile[k], t + k * span, (size_t)(rows * B));
-        for (int64_t r = 0; r < rows; r++, q += st2)
-          for (int k = 0; k < K; k++) mv<false>(q + k * st, tile[k] + r * B, B);
-      }
+    for (int64_t j = 0; j < n2; j += kRows, t += kRows * B) {
+      const int64_t rows = std::min(kRows, n2 - j);
+      for (int k = 0; k < K; k++) std::memcpy(tile[k], t + k * span, (size_t)(rows * B));
+      for (int64_t r = 0; r < rows; r++, q += st2)
+        for (int k = 0; k < K; k++) mv<false>(q + k * st, tile[k] + r * B, B);
     }
   }
-  for (; i < i1; i++, p += st) s = row<Pack, B>(p, s, n2, st2, B);
+  for (; i < i1; i++, p += st) s = row<false, B>(p, s, n2, st2, B);
   return s;
 }
 
@@ -542,7 +538,7 @@ char *k_idx_any(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   return s;
 }
 
-// The transpose over a deeper nest (Flash I/O: 24 doubles side by side
+// The transpose, also over a deeper nest (Flash I/O: 24 doubles side by side
 // in each cell, packed variable by variable over 80 x 8^3 cells): columns
 // side by side whose child is strided levels over a block of B bytes.
 // Column after column reads each line K times (once per column it holds),
@@ -1357,8 +1353,9 @@ bool small_stride(const Node &n) {
          n.stride / b >= 2 && n.stride / b <= 4;
 }
 
-// A transpose k_vec_vec_tile serves: K columns fill at most a cache line,
-// blocks disjoint, and a column spans more than L1 holds.
+// A transpose of one level (k_vec_columns, k_vec_vec_tile_unpack): K
+// columns fill at most a cache line, blocks disjoint, and a column spans
+// more than L1 holds.
 template <int B, int K>
 bool pick_tile(Node &n, Kernel *pk, Kernel *uk) {
   const Node &in = *n.child;
@@ -1367,8 +1364,8 @@ bool pick_tile(Node &n, Kernel *pk, Kernel *uk) {
   if (in.child->count != B || st < B || st * K > 64 || st2 < K * st ||
       in.count * st2 < (int64_t(32) << 10) || n.count < K)
     return false;
-  *pk = k_vec_vec_tile<true, B, K>, *uk = k_vec_vec_tile<false, B, K>;
-  n.unpack_alt = k_vec_vec_tile<false, B, K, false>;
+  *pk = k_vec_columns<true, B, K>, *uk = k_vec_vec_tile_unpack<B, K>;
+  n.unpack_alt = k_vec_columns<false, B, K>;
   return true;
 }
 
