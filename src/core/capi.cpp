@@ -20,11 +20,10 @@ loom_status check_message(loom_type t, int64_t count, int64_t *bytes) {
   return loom::message_bytes(t, count, bytes);
 }
 
-// A whole message of at least this many bytes whose plan root has an
-// alternative kernel chooses between the two by timing (Node::choice):
+// A whole message of at least Node::timed_from bytes whose plan root has
+// an alternative kernel chooses between the two by timing (Node::choice):
 // two clock reads and two lock round trips, ~100 ns, are then about 1% of
 // the call at most (64 KiB at FFT2D's 7 GB/s takes 9 us).
-constexpr int64_t kTimedBytes = int64_t(64) << 10;
 
 // The timed choice between a root's two kernels (out of line: most roots
 // have one kernel, and small messages are never timed).
@@ -41,7 +40,7 @@ __attribute__((noinline)) void run_timed(bool pack, const loom::Node &p, char *u
 
 // Runs the root kernel of `p` over the whole message of n bytes.
 inline void run_root(bool pack, const loom::Node &p, char *user, char *stream, int64_t n) {
-  if (__builtin_expect(n < kTimedBytes || !(pack ? p.pack_alt : p.unpack_alt), 1))
+  if (__builtin_expect(n < p.timed_from || !(pack ? p.pack_alt : p.unpack_alt), 1))
     (pack ? p.pack : p.unpack)(p, user, stream, 0, p.count);
   else
     run_timed(pack, p, user, stream, n);

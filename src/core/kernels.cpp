@@ -337,6 +337,13 @@ char *k_vec_dense(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   return dense_loop<T, K, Pack>(n, base, s, i0, i1);
 }
 
+// Where an alternative differs only once the data comes from L3 or
+// memory (the 256-bit dense pack, the moves beside pairs), messages time
+// their calls from this size on (Node::timed_from): at 64 KiB the timing
+// cost 4-10% of a fast pattern's call (pattern_sweep, 8 doubles of every
+// 19), and the kernels ran alike within L2.
+constexpr int64_t kFromMemory = int64_t(1) << 20;
+
 #undef LOOM_HAVE_DENSE_PACK_256
 #if (HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3) && defined(__GNUC__) && \
     !defined(__clang__)
@@ -1276,7 +1283,7 @@ void pack_in_pairs([[maybe_unused]] Node &n) {
 #ifdef LOOM_HAVE_TWO_SOURCE
   if (n.groups) n.pack_rest = n.pack, n.pack = k_vec_groups_pack;
 #endif
-  if (n.pack != moves && !n.pack_alt) n.pack_alt = moves;
+  if (n.pack != moves && !n.pack_alt) n.pack_alt = moves, n.timed_from = kFromMemory;
 }
 
 template <bool Pack>
@@ -1328,19 +1335,19 @@ bool pick_vec_idx_small(const Node &n, Kernel *pk, Kernel *uk) {
 }
 
 template <class T, int K>
-bool set_dense(Kernel *pk, Kernel *uk, [[maybe_unused]] Kernel *pk_alt) {
-  *pk = k_vec_dense<T, K, true>, *uk = k_vec_dense<T, K, false>;
+bool set_dense(Node &n) {
+  n.pack = k_vec_dense<T, K, true>, n.unpack = k_vec_dense<T, K, false>;
 #ifdef LOOM_HAVE_DENSE_PACK_256
-  *pk_alt = k_vec_dense_pack256<T, K>;
+  n.pack_alt = k_vec_dense_pack256<T, K>, n.timed_from = kFromMemory;
 #endif
   return true;
 }
 template <class T>
-bool pick_dense(int64_t k, Kernel *pk, Kernel *uk, Kernel *pk_alt) {
+bool pick_dense(Node &n, int64_t k) {
   switch (k) {
-    case 2: return set_dense<T, 2>(pk, uk, pk_alt);
-    case 3: return set_dense<T, 3>(pk, uk, pk_alt);
-    case 4: return set_dense<T, 4>(pk, uk, pk_alt);
+    case 2: return set_dense<T, 2>(n);
+    case 3: return set_dense<T, 3>(n);
+    case 4: return set_dense<T, 4>(n);
     default: return false;
   }
 }
@@ -1440,8 +1447,7 @@ void select_kernels_for_target(Node &n) {
     case Kind::Vec:
       if (small_stride(n)) {
         const int64_t b = c->count;
-        (b == 4 ? pick_dense<uint32_t> : pick_dense<uint64_t>)(n.stride / b, &n.pack, &n.unpack,
-                                                                &n.pack_alt);
+        (b == 4 ? pick_dense<uint32_t> : pick_dense<uint64_t>)(n, n.stride / b);
         // Scattering 8-byte elements, the vectoriser's shuffles and
         // extracts (AVX2, AVX-512) lost to plain moves: 0.55-0.8x in cache,
         // 0.75-0.85x from memory at 3 and 4 slots apart.

@@ -48,6 +48,10 @@ struct Node {
   /// per direction, set exactly when an alternative is).  Null otherwise.
   Kernel pack_alt = nullptr, unpack_alt = nullptr;
   std::shared_ptr<TimedChoice[]> choice;
+  /// The smallest whole message that times its calls to choose: below
+  /// it the base runs.  Alternatives that differ only from L3 or memory
+  /// start later, so that smaller messages do not pay the timing.
+  int64_t timed_from = int64_t(64) << 10;
   /// The lane maps of a small-pattern kernel (Vec over a small leaf),
   /// fixed with the kernels; null for other kernels.
   std::shared_ptr<const PermuteTable> permute;

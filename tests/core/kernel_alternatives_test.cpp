@@ -184,7 +184,7 @@ TEST(Kernels, TransposeAlternativeGivesTheReferenceBytes) {
 // 512-bit or 256-bit registers, and a few words of every instance in
 // pairs of instances or by moves (kernels.cpp k_vec_dense_pack256,
 // pack_in_pairs); some through the API at the sizes the timed choice
-// starts at.  Other sets have no such alternative.
+// starts at for them (1 MiB).  Other sets have no such alternative.
 TEST(Kernels, PackingAlternativesGiveTheReferenceBytes) {
   const uint64_t seed = run_seed("Kernels.PackingAlternativesGiveTheReferenceBytes");
   std::mt19937_64 rng(seed);
@@ -197,12 +197,12 @@ TEST(Kernels, PackingAlternativesGiveTheReferenceBytes) {
     const int64_t size = doubles ? 8 : 4;
     TypeSpecPtr spec;
     if (uni(0, 1)) {  // every 2nd to 4th element
-      const int64_t n = big ? (int64_t(64) << 10) / size + uni(0, 40) : uni(2, 300);
+      const int64_t n = big ? (int64_t(1) << 20) / size + uni(0, 40) : uni(2, 300);
       spec = vector(n, 1, uni(2, 4), e);
     } else {  // 4 doubles of every 8 (Ross's Indexed), in any order
       std::vector<int64_t> at = {0, 1, 3, 6};
       std::shuffle(at.begin(), at.end(), rng);
-      const int64_t n = big ? (int64_t(64) << 10) / 32 + uni(0, 9) : uni(2, 200);
+      const int64_t n = big ? (int64_t(1) << 20) / 32 + uni(0, 9) : uni(2, 200);
       spec = contig(n, resized(indexed_block(1, at, prim(LOOM_DOUBLE)), 0, 64));
     }
     const std::string err = check({spec, wide, false}, seed + (uint64_t)i, big);
