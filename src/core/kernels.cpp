@@ -340,7 +340,7 @@ char *k_vec_dense(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 // Where an alternative differs only once the data comes from L3 or
 // memory (the 256-bit dense pack, the moves beside pairs), messages time
 // their calls from this size on (Node::timed_from): at 64 KiB the timing
-// cost 4-10% of a fast pattern's call (pattern_sweep, 8 doubles of every
+// cost 9-12% of a fast pattern's call (pattern_sweep, 8 doubles of every
 // 19), and the kernels ran alike within L2.
 constexpr int64_t kFromMemory = int64_t(1) << 20;
 
@@ -351,9 +351,12 @@ constexpr int64_t kFromMemory = int64_t(1) << 20;
 // The same packing loop vectorised in 256-bit registers, the alternative
 // (Node::pack_alt) to the 512-bit one, chosen by timing where a message
 // is large enough: on the AMD EPYC VM, every other double from 16 MiB
-// packed at 0.84-0.90x the hand loop's speed in 512-bit registers and
-// 0.94-1.2x in 256-bit ones (bench pack, Vector (DOUBLE)), while in cache
-// the two ran alike; other machines may differ either way.
+// (16 MiB read, 8 written, page-aligned) ran 12-20% faster in 256-bit
+// registers than in 512-bit ones in a microbenchmark, and alike in cache;
+// in `loom bench pack` (Vector (DOUBLE)) the gain is smaller than the
+// whole AVX2 set's (0.84-0.88x the hand loop -> 0.81-0.95x with this
+// alternative, ~1.0x with LOOM_ISA=avx2; not understood).  Other
+// machines may differ either way.
 template <class T, int K>
 __attribute__((target("prefer-vector-width=256"))) char *k_vec_dense_pack256(
     const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
