@@ -1189,6 +1189,19 @@ bool pick_chain([[maybe_unused]] Node &n) {
 #endif
 }
 
+// Packing pieces for an instance of words too wide for a register (8
+// floats in 88 bytes), from two-register windows: a piece pays where it
+// replaces 6 moves or more.  In one process, against the moves (64 and
+// 2048 instances): 8 floats a piece 1.6-1.8x, 7 1.2-1.4x, 6 1.15-1.2x,
+// 4 floats or doubles 0.95-1.17x, 3 floats 0.5-0.75x.  Unpacking keeps
+// the moves: the masked stores ran 0.5-0.9x.
+#ifdef LOOM_HAVE_PERMUTE
+std::shared_ptr<const ChunkTable> packing_pieces(const Node &n) {
+  auto t = make_chunk_table(n, kPermuteWidth, 4, 2);
+  return t && n.child->count >= 6 * t->chunks ? t : nullptr;
+}
+#endif
+
 // A Vec or an Idx over a small leaf whose pattern fits this target's
 // register (none on the baseline: SSE2 has no variable lane permute).
 //
@@ -1230,11 +1243,13 @@ bool pick_permute([[maybe_unused]] Node &n) {
 #if HWY_TARGET == HWY_AVX3_DL
   if (!n.permute) n.permute = make_permute_table(n, kPermuteWidth, 1, kTwoSource);
 #endif
-  if (n.permute && words_in_registers && n.permute->per_vector < 2) {
+  if (words_in_registers && (!n.permute || n.permute->per_vector < 2)) {
     // The caller's moves; packing keeps the table where two instances
-    // fit one store, or takes groups of them (pack_in_pairs).
-    if (!kTwoSource || !n.permute->pair_lanes) n.permute = nullptr;
+    // fit one store, or takes groups of them, or pieces of one
+    // (pack_in_pairs).
+    if (n.permute && !(kTwoSource && n.permute->pair_lanes)) n.permute = nullptr;
     if (kTwoSource && !n.permute) n.groups = make_group_table(n, 4);
+    if (kTwoSource && !n.permute && !n.groups) n.chunks = packing_pieces(n);
     return false;
   }
   if (n.permute) {
@@ -1247,10 +1262,6 @@ bool pick_permute([[maybe_unused]] Node &n) {
     }
 #endif
     return true;
-  }
-  if (words_in_registers) {
-    if (kTwoSource) n.groups = make_group_table(n, 4);
-    return false;
   }
   n.chunks = make_chunk_table(n, kPermuteWidth, 4, kTwoSource ? 2 : 1);
 #if HWY_TARGET == HWY_AVX3_DL
@@ -1272,7 +1283,9 @@ bool pick_permute([[maybe_unused]] Node &n) {
 // 4 doubles of every 8 from memory: 0.95-1.03x the hand loop -> 1.02-1.08x;
 // 6 floats in 40 bytes at 1 MiB: 0.72x -> 0.94x.  Where two instances
 // overfill a register (5 doubles in 72 bytes), a strided loop packs a
-// group of them a step, as the vectoriser does with 4 (k_vec_groups_pack).
+// group of them a step, as the vectoriser does with 4 (k_vec_groups_pack);
+// where one instance overfills a register (8 floats in 88 bytes), it
+// packs pieces of one (packing_pieces).
 // Those figures are the Intel VM's; on the AMD EPYC VM the same 4 doubles
 // of every 8 from 16 MiB packed at 0.86-0.90x by pairs against 1.00x by
 // the moves (bench pack, Indexed (DOUBLE)), so the moves stay as the
@@ -1285,6 +1298,7 @@ void pack_in_pairs([[maybe_unused]] Node &n) {
 #endif
 #ifdef LOOM_HAVE_TWO_SOURCE
   if (n.groups) n.pack_rest = n.pack, n.pack = k_vec_groups_pack;
+  if (n.chunks) n.pack = n.kind == Kind::Vec ? k_vec_chunks<true> : k_idx_chunks<true>;
 #endif
   if (n.pack != moves && !n.pack_alt) n.pack_alt = moves, n.timed_from = kFromMemory;
 }
