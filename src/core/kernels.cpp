@@ -1264,6 +1264,11 @@ bool pick_permute([[maybe_unused]] Node &n) {
     return true;
   }
   n.chunks = make_chunk_table(n, kPermuteWidth, 4, kTwoSource ? 2 : 1);
+  // Runs of whole doubles move as fast one double a move, the hand loop's
+  // way, as a piece's masked lanes (a register holds only 8 of them):
+  // random patterns of them, in one process against the pieces, packed
+  // 1.00-1.03x and unpacked 1.03-1.13x faster by the moves (2 KiB to 1 MiB).
+  if (kTwoSource && n.chunks && n.chunks->doubles) n.chunks = nullptr;
 #if HWY_TARGET == HWY_AVX3_DL
   if (!n.chunks) n.chunks = make_chunk_table(n, kPermuteWidth, 1, kTwoSource ? 2 : 1);
 #endif

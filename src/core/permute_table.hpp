@@ -119,6 +119,7 @@ struct ChunkTable {
   int registers = 1;         // per window: 1, or 2 (two-source permutes)
   int64_t instances = 1;     // consecutive instances a step moves (make_group_table)
   int64_t stream_bytes = 0;  // packed bytes of a step
+  bool doubles = false;      // every run whole 8-byte words, 8 bytes apart
   WholeLoads whole;          // every piece's window
   /// Unpacking, the last steps of a range whose registers of the stream,
   /// loaded whole, would reach past it (loaded masked); the others load
