@@ -26,4 +26,14 @@ const KernelSet *kernel_sets(size_t *n);
 /// else the widest the CPU supports (loom_set_isa changes it).
 const KernelSet &current_kernel_set();
 
+/// Whether AVX2's masked stores (vpmaskmovd) cost more than 2.5 plain
+/// stores of a register on this CPU (store_probe.cpp): measured once, on
+/// the first call, in a few microseconds.  AMD's are microcoded (the Zen 4
+/// VM: 3.4 ns against 0.54), Intel's one store; the AVX2 set then leaves
+/// small patterns to plain moves.  Call only where the CPU runs AVX2.
+bool masked_stores_slow();
+
+/// Tests: 1 or 0 answers masked_stores_slow() so from now on, -1 measures.
+void force_masked_stores_slow(int slow);
+
 }  // namespace loom
