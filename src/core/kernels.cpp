@@ -1218,8 +1218,8 @@ bool pick_permute([[maybe_unused]] Node &n) {
 #ifdef LOOM_HAVE_PERMUTE
 #if HWY_TARGET == HWY_AVX2
   // Every AVX2 permute kernel stores masked (vpmaskmovd): where that is
-  // microcoded (AMD), random float patterns ran 1.8-1.9x and double ones
-  // 1.4x faster by plain moves (2 KiB, both libraries in one process).
+  // microcoded (AMD), random float patterns ran 1.7-2.0x and double ones
+  // 1.3-1.9x faster by plain moves (2 to 64 KiB, scripts/ab_libraries.py).
   if (masked_stores_slow()) return false;
 #endif
   const Node &c = *n.child;
