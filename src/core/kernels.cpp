@@ -338,31 +338,33 @@ char *k_vec_dense(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 }
 
 // Where an alternative differs only once the data comes from L3 or
-// memory (the 256-bit dense pack, the moves beside pairs), messages time
+// memory (the dense pack's moves, the moves beside pairs), messages time
 // their calls from this size on (Node::timed_from): at 64 KiB the timing
 // cost 9-12% of a fast pattern's call (pattern_sweep, 8 doubles of every
 // 19), and the kernels ran alike within L2.
 constexpr int64_t kFromMemory = int64_t(1) << 20;
 
-#undef LOOM_HAVE_DENSE_PACK_256
-#if (HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3) && defined(__GNUC__) && \
-    !defined(__clang__)
-#define LOOM_HAVE_DENSE_PACK_256 1
-// The same packing loop vectorised in 256-bit registers, the alternative
-// (Node::pack_alt) to the 512-bit one, chosen by timing where a message
-// is large enough: on the AMD EPYC VM, every other double from 16 MiB
-// (16 MiB read, 8 written, page-aligned) ran 12-20% faster in 256-bit
-// registers than in 512-bit ones in a microbenchmark, and alike in cache;
-// in `loom bench pack` (Vector (DOUBLE)) the gain is smaller than the
-// whole AVX2 set's (0.84-0.88x the hand loop -> 0.81-0.95x with this
-// alternative, ~1.0x with LOOM_ISA=avx2; not understood).  Other
-// machines may differ either way.
+// The same packing loop one element a move, the alternative
+// (Node::pack_alt) to the vectorised one, chosen by timing where a message
+// is large enough.  From memory (16 MiB read after a 32 MiB copy) on the
+// AMD EPYC VM the vectorised loops packed slower than this one, in 512-
+// and 256-bit registers (AVX-512, AVX2) alike: every other double 6.0-6.8
+// GB/s against 8.0-8.5; doubles and floats 2 to 4 slots apart 1.07-1.48x
+// faster so; in cache the vectorised loop wins.  Doubles only: in `loom
+// bench pack` every other double went 0.85-0.91x -> 0.97-1.05x the hand
+// loop with this alternative, but every other float 1.00-1.05x ->
+// 0.88-1.01x (its 8 MiB source stays in L3, where the vector loop is
+// ahead and the timing's probes of the other side cost).
 template <class T, int K>
-__attribute__((target("prefer-vector-width=256"))) char *k_vec_dense_pack256(
+__attribute__((optimize("no-tree-vectorize"))) char *k_vec_dense_moves(
     const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
-  return dense_loop<T, K, true>(n, base, s, i0, i1);
+  typedef T U __attribute__((aligned(1), may_alias));
+  const U *p = reinterpret_cast<const U *>(base + i0 * n.stride);
+  U *q = reinterpret_cast<U *>(s);
+  const int64_t cnt = i1 - i0;
+  for (int64_t i = 0; i < cnt; i++) q[i] = p[K * i];
+  return s + cnt * sizeof(T);
 }
-#endif
 
 #undef LOOM_HAVE_DENSE_SCATTER  // per target, as the permutes below
 #if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3
@@ -1365,9 +1367,7 @@ bool pick_vec_idx_small(const Node &n, Kernel *pk, Kernel *uk) {
 template <class T, int K>
 bool set_dense(Node &n) {
   n.pack = k_vec_dense<T, K, true>, n.unpack = k_vec_dense<T, K, false>;
-#ifdef LOOM_HAVE_DENSE_PACK_256
-  n.pack_alt = k_vec_dense_pack256<T, K>, n.timed_from = kFromMemory;
-#endif
+  if (sizeof(T) == 8) n.pack_alt = k_vec_dense_moves<T, K>, n.timed_from = kFromMemory;
   return true;
 }
 template <class T>
