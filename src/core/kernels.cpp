@@ -358,12 +358,7 @@ constexpr int64_t kFromMemory = int64_t(1) << 20;
 template <class T, int K>
 __attribute__((optimize("no-tree-vectorize"))) char *k_vec_dense_moves(
     const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
-  typedef T U __attribute__((aligned(1), may_alias));
-  const U *p = reinterpret_cast<const U *>(base + i0 * n.stride);
-  U *q = reinterpret_cast<U *>(s);
-  const int64_t cnt = i1 - i0;
-  for (int64_t i = 0; i < cnt; i++) q[i] = p[K * i];
-  return s + cnt * sizeof(T);
+  return dense_loop<T, K, true>(n, base, s, i0, i1);
 }
 
 #undef LOOM_HAVE_DENSE_SCATTER  // per target, as the permutes below

@@ -207,8 +207,9 @@ std::shared_ptr<ChunkTable> chunk_table(const std::vector<Run> &runs, int64_t pa
     if (i > 0 && runs[i].off < runs[i - 1].off + runs[i - 1].len) return nullptr;
   }
   auto t = std::make_shared<ChunkTable>();
-  t->doubles = std::all_of(runs.begin(), runs.end(),
-                           [&](const Run &x) { return x.len % 8 == 0 && (x.off - runs[0].off) % 8 == 0; });
+  t->doubles = std::all_of(runs.begin(), runs.end(), [&](const Run &x) {
+    return x.len % 8 == 0 && (x.off - runs[0].off) % 8 == 0;
+  });
   t->lane = lane;
   t->registers = registers;
   t->stream_bytes = packed;

@@ -45,7 +45,8 @@ struct SetRun {
   std::string name;
   int slow_stores;
   std::string label() const {
-    return slow_stores < 0 ? name : name + (slow_stores ? " (slow masked stores)" : " (fast masked stores)");
+    if (slow_stores < 0) return name;
+    return name + (slow_stores ? " (slow masked stores)" : " (fast masked stores)");
   }
 };
 std::vector<SetRun> set_runs() {
@@ -137,9 +138,9 @@ TEST(Isa, EverySetGivesTheReferenceBytes) {
   }
 }
 
-// The AVX2 set permutes a small float pattern (floats 0 and 2 of every 3) where
-// masked stores are fast and moves it where they are slow; the other sets
-// whatever the answer.  Forcing the answer is how the tests reach both.
+// The AVX2 set permutes a small float pattern (floats 0 and 2 of every
+// 3) where masked stores are fast and moves it where they are slow; the
+// baseline moves it whatever the answer.  Forcing the answer is how the tests reach both.
 TEST(Isa, Avx2PermutesOnlyWhereMaskedStoresAreFast) {
   const std::vector<std::string> sets = runnable();
   if (std::find(sets.begin(), sets.end(), "avx2") == sets.end())
