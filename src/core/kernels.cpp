@@ -498,7 +498,10 @@ char *k_vec_idx_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) 
   return s;
 }
 
-// The same with a small index block held in registers (M entries).
+// The same with a small index block held in registers (M entries).  The
+// loop over a period's blocks unrolled: in L1 and L2 alike, 1.3-2.1x the
+// loop above (4, 8 and 16 bytes, 4 to 14 blocks; AMD EPYC VM).
+constexpr int kMaxIdxm = 16;
 template <bool Pack, int B, int M>
 char *k_vec_idxm_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const int64_t st = n.stride;
@@ -1341,7 +1344,7 @@ template <bool P, int B> struct IdxBlk { static constexpr Kernel f = k_idx_blk<P
 
 template <int B, int M>
 bool pick_idxm(int64_t m, Kernel *pk, Kernel *uk) {
-  if constexpr (M > 8) {
+  if constexpr (M > kMaxIdxm) {
     return false;
   } else {
     if (m != M) return pick_idxm<B, M + 1>(m, pk, uk);
@@ -1350,12 +1353,13 @@ bool pick_idxm(int64_t m, Kernel *pk, Kernel *uk) {
   }
 }
 
-// Small repeating patterns of 4- or 8-byte elements (2..8 per period).
+// Small repeating patterns of 4-, 8- or 16-byte blocks (2..16 a period).
 bool pick_vec_idx_small(const Node &n, Kernel *pk, Kernel *uk) {
   const Node &in = *n.child;
   const int64_t b = in.child->count;
   if (b == 4) return pick_idxm<4, 2>(in.count, pk, uk);
   if (b == 8) return pick_idxm<8, 2>(in.count, pk, uk);
+  if (b == 16) return pick_idxm<16, 2>(in.count, pk, uk);
   return false;
 }
 
