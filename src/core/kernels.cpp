@@ -1305,7 +1305,20 @@ bool pick_permute([[maybe_unused]] Node &n) {
 void pack_in_pairs([[maybe_unused]] Node &n) {
   [[maybe_unused]] const Kernel moves = n.pack;
 #ifdef LOOM_HAVE_PERMUTE
-  if (n.permute) n.pack = n.kind == Kind::Vec ? k_vec_permute<true> : k_idx_permute<true>;
+  if (n.permute) {
+    n.pack = n.kind == Kind::Vec ? k_vec_permute<true> : k_idx_permute<true>;
+    // Unpacking by the table too (its masked stores cost a plain store on
+    // AVX-512, AMD EPYC VM): float patterns of one instance a register
+    // that two a store pack (3 to 6 runs in 52 to 72 bytes) unpacked
+    // 1.07-1.72x faster than by the moves, doubles the same; blocks of a
+    // word or two at strides of no whole words, four or more a register
+    // (4 bytes of every 6 to 17, 8 of every 9 to 15), 0.92-2.3x (most
+    // 1.1-2.1x) the speed of the row's masked stores, but two or three a
+    // register (8 of every 17 to 30) 0.6-0.9x (scripts/ab_libraries.py
+    // and in-process A/B, 2 and 64 KiB).
+    if (n.child->kind != Kind::Block || n.permute->per_vector >= 4)
+      n.unpack = n.kind == Kind::Vec ? k_vec_permute<false> : k_idx_permute<false>;
+  }
 #endif
 #ifdef LOOM_HAVE_TWO_SOURCE
   if (n.groups) n.pack_rest = n.pack, n.pack = k_vec_groups_pack;
