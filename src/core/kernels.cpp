@@ -1310,14 +1310,17 @@ void pack_in_pairs([[maybe_unused]] Node &n) {
     // Unpacking by the table too (its masked stores cost a plain store on
     // AVX-512, AMD EPYC VM): float patterns of one instance a register
     // that two a store pack (3 to 6 runs in 52 to 72 bytes) unpacked
-    // 1.07-1.72x faster than by the moves, doubles the same; blocks of a
+    // 1.07-1.72x faster than by the moves, but doubles (2-3 of every 6 to
+    // 9) 0.71-0.85x: they keep the moves; blocks of a
     // word or two at strides of no whole words, four or more a register
     // (4 bytes of every 6 to 17, 8 of every 9 to 17), 0.83-2.3x (most
     // 1.1-2.1x; 8 of every 17 0.83-0.89x at 2 KiB, 1.21x at 64 KiB) the
     // speed of the row's masked stores, but two or three a register (8
     // of every 19 to 30) 0.6-0.9x (scripts/ab_libraries.py and in-process
     // A/B, 2 and 64 KiB).
-    if (n.child->kind != Kind::Block || n.permute->per_vector >= 4)
+    const Node &c = *n.child;
+    const bool doubles = c.kind == Kind::Idx && c.child->count % 8 == 0;
+    if (c.kind == Kind::Block ? n.permute->per_vector >= 4 : !doubles)
       n.unpack = n.kind == Kind::Vec ? k_vec_permute<false> : k_idx_permute<false>;
   }
 #endif
