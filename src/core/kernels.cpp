@@ -498,15 +498,20 @@ char *k_vec_idx_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) 
   return s;
 }
 
-// The same with a small index block held in registers (M entries).  The
-// loop over a period's blocks unrolled: in L1 and L2 alike, 1.3-2.1x the
-// loop above (4, 8 and 16 bytes, 4 to 14 blocks; AMD EPYC VM).
+// The same with a small index block held in registers (M entries), or a
+// short strided one (M blocks, their offsets j * stride).  The loop over a
+// period's blocks unrolled: in L1 and L2 alike, 1.3-2.1x the loop above
+// (4, 8 and 16 bytes, 4 to 14 blocks; AMD EPYC VM).  Short strided rows
+// (2 to 12 blocks of 8 bytes, 4 of 4) against the row kernel, 2 and 64
+// KiB: 1.0-1.9x on AVX-512 (one 0.96x), 1.5-3x on AVX2 and the baseline,
+// but 8 floats at a stride of 8 packed 0.87-0.98x there.
 constexpr int kMaxIdxm = 16;
 template <bool Pack, int B, int M>
 char *k_vec_idxm_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const int64_t st = n.stride;
+  const Node &c = *n.child;  // an index block, or a strided one
   int64_t d[M];
-  for (int j = 0; j < M; j++) d[j] = n.child->disp[j];
+  for (int j = 0; j < M; j++) d[j] = c.kind == Kind::Idx ? c.disp[j] : j * c.stride;
   char *p = base + i0 * st;
   for (int64_t i = i0; i < i1; i++, p += st)
     for (int j = 0; j < M; j++, s += B) mv<Pack>(p + d[j], s, B);
@@ -1223,8 +1228,10 @@ bool pick_permute([[maybe_unused]] Node &n) {
   if (masked_stores_slow()) return false;
 #endif
   const Node &c = *n.child;
-  // Words with offsets in registers (pick_vec_idx_small) take the permute
-  // only where a register holds several instances.
+  // Words with offsets in registers (pick_vec_idx_small: an index block
+  // or a short strided one) take the permute only where a register holds
+  // several instances: two doubles of every 7 unpacked 1.4-1.5x, two
+  // pairs of doubles in 80 bytes 1.1-1.8x faster by the moves.
   bool words_in_registers = false;
   if (c.kind == Kind::Block) {
     if (c.count % 4 == 0) {  // row kernels: whole words
@@ -1242,7 +1249,7 @@ bool pick_permute([[maybe_unused]] Node &n) {
 #endif
       return false;
     }
-  } else if (c.kind == Kind::Idx && c.child->kind == Kind::Block) {
+  } else if ((c.kind == Kind::Idx || c.kind == Kind::Vec) && c.child->kind == Kind::Block) {
     words_in_registers = c.child->count % 4 == 0 && c.count <= 8;
   }
   n.permute = make_permute_table(n, kPermuteWidth, 4, kTwoSource);
@@ -1319,7 +1326,7 @@ void pack_in_pairs([[maybe_unused]] Node &n) {
     // of every 19 to 30) 0.6-0.9x (scripts/ab_libraries.py and in-process
     // A/B, 2 and 64 KiB).
     const Node &c = *n.child;
-    const bool doubles = c.kind == Kind::Idx && c.child->count % 8 == 0;
+    const bool doubles = c.kind != Kind::Block && c.child->count % 8 == 0;
     if (c.kind == Kind::Block ? n.permute->per_vector >= 4 : !doubles)
       n.unpack = n.kind == Kind::Vec ? k_vec_permute<false> : k_idx_permute<false>;
   }
@@ -1370,7 +1377,8 @@ bool pick_idxm(int64_t m, Kernel *pk, Kernel *uk) {
   }
 }
 
-// Small repeating patterns of 4-, 8- or 16-byte blocks (2..16 a period).
+// Small repeating patterns of 4-, 8- or 16-byte blocks (2..16 a period):
+// an index block or a strided one.
 bool pick_vec_idx_small(const Node &n, Kernel *pk, Kernel *uk) {
   const Node &in = *n.child;
   const int64_t b = in.child->count;
@@ -1527,7 +1535,9 @@ void select_kernels_for_target(Node &n) {
           !(small_stride(*c) && c->count >= 16)) {
         if (pick_transpose(n, &n.pack, &n.unpack)) return;
         pick_far<VecVecBlkFar>(n, c->child->count, c->stride);
-        return BySize<VecVecBlk>::pick(c->child->count, &n.pack, &n.unpack);
+        if (!pick_vec_idx_small(n, &n.pack, &n.unpack))
+          BySize<VecVecBlk>::pick(c->child->count, &n.pack, &n.unpack);
+        return pack_in_pairs(n);
       }
       if (c->kind == Kind::Vec && c->child->kind == Kind::Vec &&
           c->child->child->kind == Kind::Block && !small_stride(*c->child)) {
