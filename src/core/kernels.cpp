@@ -513,7 +513,24 @@ char *k_vec_idxm_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1)
   int64_t d[M];
   for (int j = 0; j < M; j++) d[j] = c.kind == Kind::Idx ? c.disp[j] : j * c.stride;
   char *p = base + i0 * st;
-  for (int64_t i = i0; i < i1; i++, p += st)
+  int64_t i = i0;
+  if constexpr (Pack && (B == 8 || (B == 4 && M <= 8))) {
+    // Packing words, G instances' words are gathered in registers and
+    // stored at once, as the vectoriser packs a hand loop's (movhpd,
+    // insertps): a 16-byte store for every two doubles or four floats
+    // instead of a store each.  1.1-1.6x the moves at 2 and 64 KiB (3 to
+    // 11 doubles, 3 to 6 floats; baseline, AVX2 and AVX-512 builds alike);
+    // not 9 floats or more (0.89-0.94x at 2 KiB).
+    constexpr int W = M * B;
+    constexpr int G = 4 * W <= 128 && W % 8 != 0 ? 4 : 2 * W <= 128 && W % 16 != 0 ? 2 : 1;
+    for (; i + G <= i1; i += G, p += G * st, s += G * W) {
+      Chunk<G * W> v;
+      for (int g = 0; g < G; g++)
+        for (int j = 0; j < M; j++) std::memcpy(v.b + (g * M + j) * B, p + g * st + d[j], B);
+      std::memcpy(s, &v, sizeof v);
+    }
+  }
+  for (; i < i1; i++, p += st)
     for (int j = 0; j < M; j++, s += B) mv<Pack>(p + d[j], s, B);
   return s;
 }
