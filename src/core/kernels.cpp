@@ -1314,7 +1314,8 @@ bool pick_permute([[maybe_unused]] Node &n) {
 // One-instance word patterns whose packed words, two instances' worth, fit
 // one register (4 doubles of every 8): pick_permute left their table, and
 // packing takes pack_pairs (two masked loads, a two-source permute, one
-// store, as the vectoriser packs them) over the moves n's unpack keeps.
+// store, as the vectoriser packs them) over the moves, which n's unpack
+// keeps but where the table was measured faster (below).
 // 4 doubles of every 8 from memory: 0.95-1.03x the hand loop -> 1.02-1.08x;
 // 6 floats in 40 bytes at 1 MiB: 0.72x -> 0.94x.  Where two instances
 // overfill a register (5 doubles in 72 bytes), a strided loop packs a
@@ -1335,15 +1336,16 @@ void pack_in_pairs([[maybe_unused]] Node &n) {
     // AVX-512, AMD EPYC VM): float patterns of one instance a register
     // that two a store pack (3 to 6 runs in 52 to 72 bytes) unpacked
     // 1.07-1.72x faster than by the moves, but doubles (2-3 of every 6 to
-    // 9) 0.71-0.85x: they keep the moves; blocks of a
-    // word or two at strides of no whole words, four or more a register
+    // 9) 0.71-0.85x: they keep the moves; blocks of a word or two at
+    // strides of no whole words, four or more a register
     // (4 bytes of every 6 to 17, 8 of every 9 to 17), 0.83-2.3x (most
     // 1.1-2.1x; 8 of every 17 0.83-0.89x at 2 KiB, 1.21x at 64 KiB) the
     // speed of the row's masked stores, but two or three a register (8
     // of every 19 to 30) 0.6-0.9x (scripts/ab_libraries.py and in-process
     // A/B, 2 and 64 KiB).
-    const Node &c = *n.child;
-    const bool doubles = c.kind != Kind::Block && c.child->count % 8 == 0;
+    const Node &c = *n.child;  // a block, or an index or strided one
+    const bool doubles = c.kind != Kind::Block && c.child && c.child->kind == Kind::Block &&
+                         c.child->count % 8 == 0;
     if (c.kind == Kind::Block ? n.permute->per_vector >= 4 : !doubles)
       n.unpack = n.kind == Kind::Vec ? k_vec_permute<false> : k_idx_permute<false>;
   }
