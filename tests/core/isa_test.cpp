@@ -140,7 +140,8 @@ TEST(Isa, EverySetGivesTheReferenceBytes) {
 
 // The AVX2 set permutes a small float pattern (floats 0 and 2 of every
 // 3) where masked stores are fast and moves it where they are slow; the
-// baseline moves it whatever the answer.  Forcing the answer is how the tests reach both.
+// baseline moves it whatever the answer.  Forcing the answer is how the
+// tests reach both.
 TEST(Isa, Avx2PermutesOnlyWhereMaskedStoresAreFast) {
   const std::vector<std::string> sets = runnable();
   if (std::find(sets.begin(), sets.end(), "avx2") == sets.end())

@@ -181,10 +181,10 @@ TEST(Kernels, TransposeAlternativeGivesTheReferenceBytes) {
 }
 
 // Strided doubles 2 to 4 slots apart pack vectorised or one element a
-// move (kernels.cpp k_vec_dense_moves, on every set), and
-// on AVX-512 a few words of every instance in pairs of instances or by
-// moves (pack_in_pairs); some through the API at the sizes the timed
-// choice starts at for them (1 MiB).
+// move (kernels.cpp k_vec_dense_moves, on every set), and on AVX-512 a
+// few words of every instance in pairs of instances or by moves
+// (pack_in_pairs); some through the API at the sizes the timed choice
+// starts at for them (1 MiB).
 TEST(Kernels, PackingAlternativesGiveTheReferenceBytes) {
   const uint64_t seed = run_seed("Kernels.PackingAlternativesGiveTheReferenceBytes");
   std::mt19937_64 rng(seed);
