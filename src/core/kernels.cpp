@@ -543,11 +543,47 @@ char *k_idx_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   return s;
 }
 
+#if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3
+// The bytes of a register under mask m (the lanes a run names).
+template <bool Pack>
+inline void mv_masked(char *user, char *s, uint64_t m) {
+  if (Pack) _mm512_mask_storeu_epi8(s, m, _mm512_maskz_loadu_epi8(m, user));
+  else _mm512_mask_storeu_epi8(user, m, _mm512_maskz_loadu_epi8(m, s));
+}
+
+// A run of any length without a branch on it up to 128 bytes: whole
+// registers while more than two remain, then two masked moves (the second
+// empty up to 64 bytes).  Exact: whole moves stay inside the run, masked
+// loads read only its lanes (a masked-off lane never faults) and masked
+// stores write only them.
+template <bool Pack>
+inline void mv_run(char *user, char *s, int64_t n) {
+  for (; n > 128; n -= 64, user += 64, s += 64) {
+    if (Pack) _mm512_storeu_si512(s, _mm512_loadu_si512(user));
+    else _mm512_storeu_si512(user, _mm512_loadu_si512(s));
+  }
+  const uint64_t all = ~uint64_t(0);
+  mv_masked<Pack>(user, s, _bzhi_u64(all, (unsigned)std::min<int64_t>(n, 64)));
+  mv_masked<Pack>(user + 64, s + 64, _bzhi_u64(all, (unsigned)std::max<int64_t>(n - 64, 0)));
+}
+#endif
+
+// Runs of different lengths.  With AVX-512 each moves without a branch
+// on its length (mv_run), which mispredicts as lengths vary: a particle
+// subset (doubles in ascending order, neighbours merged into runs of 10
+// on average, 1 MiB) packed at 0.63x the hand loop by size classes and
+// 1.04x so (unpacked 0.62x / 1.05x); triples of doubles (runs of 96 bytes
+// on average) 0.62x / 1.01x, unpacked 0.52x / 0.80x; from L1 and L2 1.0-
+// 1.5x faster too (AMD EPYC VM, in one process).
 template <bool Pack>
 char *k_idxv(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const int64_t *d = n.disp.data(), *l = n.lens.data();
   for (int64_t i = i0; i < i1; i++) {
+#if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3
+    mv_run<Pack>(base + d[i], s, l[i]);
+#else
     mv_block<Pack, 0>(base + d[i], s, l[i]);
+#endif
     s += l[i];
   }
   return s;

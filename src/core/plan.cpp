@@ -84,13 +84,31 @@ NodeP factor_period(const std::vector<int64_t> &d, Period per, Build build) {
 // Runs of a few elements move faster as fixed-size element moves (what a
 // hand loop does) than as variable-length copies: split runs of at most 4
 // elements of 4, 8 or 16 bytes (the gcd of the lengths) into elements.
+// Long lists (a particle subset: atoms in ascending order, neighbours
+// merged into runs of 1, 2, 3 ... elements) are split where their runs
+// average 4 elements or fewer, of 4 to 24 bytes (one to three doubles):
+// 131072 of 174762 doubles, 32825 runs, packed at 0.31x the hand loop as
+// runs and 0.92x as elements (unpacked 0.30x / 0.97x, 1 MiB, AMD EPYC VM,
+// one process); 43690 of 58253 triples of doubles, 0.48x / 1.08x.  Runs
+// of 10 elements on average stay runs (0.63x -> 1.04x by AVX-512's
+// masked run moves, k_idxv, against 0.97x split).
+constexpr int64_t kSplitListRuns = 16;  // short lists: small patterns' kernels
 bool split_short_runs(std::vector<int64_t> &disp, std::vector<int64_t> &lens) {
-  int64_t g = 0, mx = 0;
-  for (int64_t l : lens) g = std::gcd(g, l), mx = std::max(mx, l);
-  if ((g != 4 && g != 8 && g != 16) || mx == g || mx > 4 * g) return false;
+  int64_t g = 0, mx = 0, sum = 0;
+  bool wrapped = false;
+  for (int64_t l : lens) {
+    g = std::gcd(g, l), mx = std::max(mx, l);
+    wrapped |= __builtin_add_overflow(sum, l, &sum);
+  }
+  if (wrapped) return false;
+  const int64_t runs = (int64_t)lens.size();
+  const bool few = (g == 4 || g == 8 || g == 16) && mx <= 4 * g;
+  const bool long_list = (g == 4 || g == 8 || g == 12 || g == 16 || g == 24) &&
+                         runs >= kSplitListRuns && sum <= 4 * g * runs;
+  if (mx == g || !(few || long_list)) return false;
   std::vector<int64_t> d, l;
-  d.reserve(disp.size() * (mx / g));
-  l.reserve(disp.size() * (mx / g));
+  d.reserve(sum / g);
+  l.reserve(sum / g);
   for (size_t i = 0; i < disp.size(); i++)
     for (int64_t o = 0; o < lens[i]; o += g) d.push_back(disp[i] + o), l.push_back(g);
   disp.swap(d);

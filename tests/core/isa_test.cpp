@@ -474,6 +474,55 @@ TEST(Isa, StridedOddBlocksReadOnlyTheirPages) {
       });
 }
 
+// Index lists whose runs differ in length (an idxv leaf: moved by size
+// class, or on AVX-512 by whole registers and two masked moves whatever
+// the length, kernels.cpp mv_run), the lengths on both sides of 64 and
+// 128 bytes, some runs abutting (merged); with gaps of up to three pages
+// against inaccessible pages wherever the typemap has no byte
+// (page_exact_trial).  And particle subsets: sorted elements of one or
+// three doubles, neighbours merged into runs, split into elements where
+// the runs are short (plan.cpp split_short_runs).  Every set against the
+// reference interpreter.
+TEST(Isa, RunsOfMixedLengthsOnEverySet) {
+  on_every_set(
+      "Isa.RunsOfMixedLengthsOnEverySet", static_cast<int>(60 * test_scale()),
+      [](std::mt19937_64 &rng, int i, uint64_t seed) -> std::string {
+        auto uni = [&](int64_t lo, int64_t hi) {
+          return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+        };
+        const int64_t pg = (int64_t)sysconf(_SC_PAGESIZE);
+        TypeSpecPtr t;
+        if (i % 3 != 2) {
+          const bool far = i % 3 == 1;
+          std::vector<int64_t> bl, d;
+          int64_t at = uni(0, 64);
+          for (int64_t r = uni(16, 200); r > 0; --r) {
+            const int64_t cls = uni(0, 2);
+            const int64_t len = cls == 0 ? uni(1, 64) : cls == 1 ? uni(65, 128) : uni(129, 400);
+            bl.push_back(len);
+            d.push_back(at);
+            at += len + (uni(0, 3) == 0 ? 0 : far ? uni(1, 3 * pg) : uni(1, 40));
+          }
+          t = hindexed(bl, d, prim(LOOM_BYTE));
+          if (far) {
+            const int64_t total = reference_layout(*t).size;
+            const std::string e =
+                page_exact_trial(t, pg - uni(0, 200), (size_t)uni(0, total), rng);
+            return e.empty() ? "" : e + "\n  type: " + describe(*t);
+          }
+        } else {
+          const int64_t b = uni(0, 1) ? 1 : 3, slots = uni(64, 3000);
+          std::vector<int64_t> idx;
+          const int64_t keep = uni(30, 97);
+          for (int64_t k = 0; k < slots; ++k)
+            if (uni(1, 100) <= keep) idx.push_back(k);
+          if (idx.size() < 2) idx = {0, 2};
+          t = indexed_block(1, idx, contig(b, prim(LOOM_DOUBLE)));
+        }
+        return trial_error(run_trial(seed + static_cast<uint64_t>(i), t, uni(1, 2)));
+      });
+}
+
 // Rows of exactly eight 4- or 8-byte elements at a stride (packed through
 // a register, kernels.cpp row()) under one to three more strided levels,
 // as Flash I/O's cells: every set against the reference interpreter.

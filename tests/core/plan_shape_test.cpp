@@ -128,6 +128,33 @@ TEST(PlanShape, RegularHindexedBecomesStrided) {
   }
 }
 
+// A particle subset: atoms (one or three doubles each) in ascending order,
+// neighbours merging into runs of irregular lengths.  Runs of 4 atoms or
+// fewer on average move as one atom a move (an index list of elements,
+// as the hand loop's); longer ones stay runs (split_short_runs).
+TEST(PlanShape, ParticleSubsetsOfShortRunsMoveByElement) {
+  for (int64_t b : {1, 3}) {
+    for (int keep : {70, 97}) {
+      std::vector<int64_t> atoms;
+      uint64_t x = 12345;
+      for (int64_t k = 0; k < 20000; ++k) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        if ((int)((x >> 33) % 100) < keep) atoms.push_back(k);
+      }
+      Type t = committed(indexed_block(1, atoms, contig(b, prim(LOOM_DOUBLE))));
+      ASSERT_TRUE(t);
+      const std::string p = plan(t.get(), 1);
+      std::printf("%d%% of atoms of %d doubles: %s\n", keep, (int)b, p.c_str());
+      if (keep == 70) {
+        EXPECT_EQ(p.find("idxv"), std::string::npos) << p;
+        EXPECT_EQ(max_indexed(p), (int64_t)atoms.size()) << p;
+      } else {
+        EXPECT_NE(p.find("idxv"), std::string::npos) << p;
+      }
+    }
+  }
+}
+
 TEST(PlanShape, StructRepeatedManyTimes) {
   // contiguous(10^7, {double@0, int@8, char@12}): the struct is a short
   // fixed pattern; the count folds into a loop.
