@@ -47,9 +47,14 @@ struct CaseDef {
 void add_ross_cases(std::vector<CaseDef> &out);
 // The DDTBench application layouts (Schneider, Gerstenberger, Hoefler 2012).
 void add_ddtbench_cases(std::vector<CaseDef> &out);
+// Particle subsets in ascending order (cases_particles.cpp).
+void add_particle_cases(std::vector<CaseDef> &out);
 
 // All cases, in table order.
 std::vector<CaseDef> all_cases();
+
+// Commits a case's type and records its packed bytes.
+std::unique_ptr<CaseInstance> finish(std::unique_ptr<CaseInstance> c);
 
 // Rounds n up to a multiple of 64 (buffer and sub-array alignment).
 inline size_t align64(size_t n) { return (n + 63) & ~size_t(63); }

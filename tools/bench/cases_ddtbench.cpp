@@ -19,13 +19,6 @@ namespace loom_bench {
 
 namespace {
 
-std::unique_ptr<CaseInstance> finish(std::unique_ptr<CaseInstance> c) {
-  c->type.commit();
-  c->packed_bytes =
-      static_cast<size_t>(loom_type_size(c->type.loom()) * c->count);
-  return c;
-}
-
 // `count` distinct indices from [0, range), in random order (the particle
 // or mesh-point lists of LAMMPS and SPECFEM3D).  Deterministic per seed.
 std::vector<int64_t> random_index_list(int64_t count, int64_t range,

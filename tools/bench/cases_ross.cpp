@@ -67,13 +67,6 @@ const char *tname() {
   return sizeof(T) == 4 ? "FLOAT" : "DOUBLE";
 }
 
-std::unique_ptr<CaseInstance> finish(std::unique_ptr<CaseInstance> c) {
-  c->type.commit();
-  c->packed_bytes =
-      static_cast<size_t>(loom_type_size(c->type.loom()) * c->count);
-  return c;
-}
-
 // ---------------------------------------------------------------- Contig
 template <typename T>
 CaseDef contig_case() {
@@ -353,10 +346,18 @@ void add_ross_cases(std::vector<CaseDef> &out) {
   out.push_back(flash_case());
 }
 
+std::unique_ptr<CaseInstance> finish(std::unique_ptr<CaseInstance> c) {
+  c->type.commit();
+  c->packed_bytes =
+      static_cast<size_t>(loom_type_size(c->type.loom()) * c->count);
+  return c;
+}
+
 std::vector<CaseDef> all_cases() {
   std::vector<CaseDef> v;
   add_ross_cases(v);
   add_ddtbench_cases(v);
+  add_particle_cases(v);
   return v;
 }
 
