@@ -5,6 +5,7 @@
 
 #include <hwy/targets.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <memory>
@@ -49,7 +50,21 @@ const KernelSet &current_kernel_set() {
   return *g_current.load(std::memory_order_acquire);
 }
 
+namespace {
+// The 32-bit copies of an index list (Node::disp32, lens32).
+void compact_lists(Node &n) {
+  if (n.kind != Kind::Idx && n.kind != Kind::IdxV) return;
+  auto fits = [](int64_t x) { return x >= INT32_MIN && x <= INT32_MAX; };
+  if (!std::all_of(n.disp.begin(), n.disp.end(), fits) ||
+      !std::all_of(n.lens.begin(), n.lens.end(), fits))
+    return;
+  n.disp32.assign(n.disp.begin(), n.disp.end());
+  n.lens32.assign(n.lens.begin(), n.lens.end());
+}
+}  // namespace
+
 void select_kernels(Node &n) {
+  compact_lists(n);
   current_kernel_set().select(n);
   if (n.pack_alt || n.unpack_alt)
     n.choice = std::shared_ptr<TimedChoice[]>(

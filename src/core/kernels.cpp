@@ -535,12 +535,21 @@ char *k_vec_idxm_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1)
   return s;
 }
 
+template <bool Pack, int B, class D>
+inline char *idx_blk(const D *d, int64_t b, char *base, char *s, int64_t i0, int64_t i1) {
+  for (int64_t i = i0; i < i1; i++, s += b) mv_block<Pack, B>(base + d[i], s, b);
+  return s;
+}
+
+// An index list of blocks, its displacements read in 32 bits where they
+// fit (Node::disp32): 131072 doubles of 524288 in random order, 1 MiB,
+// packed at 0.86-0.88x the hand loop over int indices with 64-bit ones
+// (1.00-1.01x against the hand loop given 64-bit indices).
 template <bool Pack, int B>
 char *k_idx_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const int64_t b = B > 0 ? B : n.child->count;
-  const int64_t *d = n.disp.data();
-  for (int64_t i = i0; i < i1; i++, s += b) mv_block<Pack, B>(base + d[i], s, b);
-  return s;
+  if (!n.disp32.empty()) return idx_blk<Pack, B>(n.disp32.data(), b, base, s, i0, i1);
+  return idx_blk<Pack, B>(n.disp.data(), b, base, s, i0, i1);
 }
 
 #if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3
@@ -575,9 +584,8 @@ inline void mv_run(char *user, char *s, int64_t n) {
 // 1.04x so (unpacked 0.62x / 1.05x); triples of doubles (runs of 96 bytes
 // on average) 0.62x / 1.01x, unpacked 0.52x / 0.80x; from L1 and L2 1.0-
 // 1.5x faster too (AMD EPYC VM, in one process).
-template <bool Pack>
-char *k_idxv(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
-  const int64_t *d = n.disp.data(), *l = n.lens.data();
+template <bool Pack, class D>
+inline char *idxv(const D *d, const D *l, char *base, char *s, int64_t i0, int64_t i1) {
   for (int64_t i = i0; i < i1; i++) {
 #if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3
     mv_run<Pack>(base + d[i], s, l[i]);
@@ -587,6 +595,11 @@ char *k_idxv(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
     s += l[i];
   }
   return s;
+}
+template <bool Pack>
+char *k_idxv(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  if (!n.disp32.empty()) return idxv<Pack>(n.disp32.data(), n.lens32.data(), base, s, i0, i1);
+  return idxv<Pack>(n.disp.data(), n.lens.data(), base, s, i0, i1);
 }
 
 template <bool Pack>
