@@ -703,23 +703,27 @@ char *k_vec_columns(const Node &n, char *base, char *s, int64_t i0, int64_t i1) 
 #undef LOOM_HAVE_TWO_SOURCE
 #if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX2
 #define LOOM_HAVE_PERMUTE 1
-// Masked loads and stores do not train the hardware prefetchers (AMD Zen 4:
-// a masked gather of 4 floats of every 8 ran at 8 GB/s from memory against
-// the scalar loop's 19.5, and at the same speed as it in cache), so the
-// permute loops prefetch both sides themselves, kPrefetchSteps registers
-// ahead (about 1 KiB of a dense pattern; far strides get no further, since
-// the window of each step is what is fetched).  The unpack's user side is
-// prefetched for writing.  Prefetches never fault, so the last steps of a
-// range may name bytes beyond it.
+// Masked loads do not train the hardware prefetchers (AMD Zen 4: a masked
+// gather of 4 floats of every 8 ran at 8 GB/s from memory against the
+// scalar loop's 19.5, and at the same speed as it in cache), so the
+// permute loops prefetch packing's windows and stream themselves,
+// kPrefetchSteps registers ahead (about 1 KiB of a dense pattern; far
+// strides get no further, since the window of each step is what is
+// fetched).  Prefetches never fault, so the last steps of a range may name
+// bytes beyond it.  Unpacking prefetches nothing: its prefetches for
+// writing cost more than they hid at every size on the AMD EPYC VM (random
+// patterns, scripts/ab_libraries.py, unpack without them 1.10x at 2 KiB,
+// 1.06x at 64 KiB, 1.07x at 1 MiB, 1.10x at 16 MiB; a struct's 24 + 4
+// bytes of every 56, 1 to 28 MB, 0.80-0.86x -> 0.90-1.02x the hand loop).
 constexpr int64_t kPrefetchSteps = 16;
-template <bool Pack, class User>
+template <class User>
 inline void prefetch_ahead(int64_t stream_bytes, const char *s, int64_t k, int64_t steps,
                            User &user) {
   if (k + kPrefetchSteps >= steps) return;
   const char *u = user(k + kPrefetchSteps);
-  __builtin_prefetch(u, Pack ? 0 : 1, 3);
-  __builtin_prefetch(u + 63, Pack ? 0 : 1, 3);  // a window may straddle two lines
-  __builtin_prefetch(s + kPrefetchSteps * stream_bytes, Pack ? 1 : 0, 3);
+  __builtin_prefetch(u, 0, 3);
+  __builtin_prefetch(u + 63, 0, 3);  // a window may straddle two lines
+  __builtin_prefetch(s + kPrefetchSteps * stream_bytes, 1, 3);
 }
 // One register under a lane map (LaneMap), 32-bit lanes (vpermd; masked
 // moves exact per lane): a masked load, the lane permute and a masked
@@ -759,7 +763,7 @@ inline char *permute_words(const PermuteTable &t, char *s, int64_t steps, User u
   const auto idx = word_indices<Pack>(t.map);
   const int64_t sb = t.stream_bytes;  // a local: the stores may alias t
   for (int64_t k = 0; k < steps; k++, s += sb) {
-    prefetch_ahead<Pack>(sb, s, k, steps, user);
+    if constexpr (Pack) prefetch_ahead(sb, s, k, steps, user);
     move_words<Pack, Whole>(um, sm, idx, user(k), s);
   }
   return s;
@@ -821,7 +825,7 @@ inline char *permute_bytes(const PermuteTable &t, char *s, int64_t steps, User u
   const uint64_t um = Pack && Whole ? ~uint64_t(0) : t.map.user_lanes, sm = t.map.stream_lanes;
   const int64_t sb = t.stream_bytes;  // a local: the stores may alias t
   for (int64_t k = 0; k < steps; k++, s += sb) {
-    prefetch_ahead<Pack>(sb, s, k, steps, user);
+    if constexpr (Pack) prefetch_ahead(sb, s, k, steps, user);
     move_window<Pack, 1, false>(um, 0, sm, idx, idx, user(k), s);
   }
   return s;
@@ -1000,10 +1004,9 @@ char *k_idx_permute(const Node &n, char *base, char *s, int64_t i0, int64_t i1) 
 #ifdef LOOM_HAVE_PERMUTE
 // A pattern in pieces (ChunkTable), an instance a step: each piece a masked
 // load, a permute and a masked store, as the one-register kernels above.
-// Word pieces prefetch their windows kChunkAhead instances ahead:
+// AVX2's word pieces prefetch their windows kChunkAhead instances ahead:
 // unpacking wide word patterns at 1 MiB gained 5-10% on the Intel VM.
-// Byte pieces (VBMI) ran at 1.15-1.4x the hand loop from memory without.
-// Packing with AVX-512 prefetches nothing (see window_loop).
+// AVX-512's pieces prefetch nothing (see window_loop).
 constexpr int64_t kChunkAhead = 8;
 
 // One-register windows (AVX2, words).
@@ -1045,9 +1048,14 @@ inline char *chunk_steps(const ChunkTable &t, char *s, int64_t steps, User user)
 // The first `whole` steps load unmasked: packing, the user's windows
 // (WholeLoads); unpacking, the stream's registers (ChunkTable::
 // stream_tail).  The pieces' masks then no longer spill from the 7 mask
-// registers, and a load is one operation instead of two.  Packing
-// prefetches nothing: the windows' loads keep the hardware prefetchers
-// going.  Measured on the Intel Xeon VM: 15 instances of 17 doubles in
+// registers, and a load is one operation instead of two.  Nothing is
+// prefetched: packing, the windows' loads keep the hardware prefetchers
+// going; unpacking, prefetching each window for writing 8 instances ahead
+// cost more than it hid on the AMD EPYC VM (random float patterns,
+// scripts/ab_libraries.py, unpack without 1.05x at 2 KiB, 1.04x at 64
+// KiB, 1.08x at 1 MiB, 1.20x at 16 MiB; doubles unchanged), where on
+// the Intel Xeon VM it had gained 5-10% at 1 MiB.  Measured on the Intel
+// Xeon VM: 15 instances of 17 doubles in
 // 224 bytes (2 KiB, in L1) packed in 62 ns against 77 and, with the
 // stream's loads whole, unpacked in 74 against 82 (medians of 8-10
 // alternating processes; the hand loop packs in 38-46); fresh seeds' 40
@@ -1075,13 +1083,6 @@ inline char *window_loop(const ChunkTable &t, char *s, int64_t steps, User user,
     um[j] = c.user_lanes, um2[j] = c.user_lanes2, sm[j] = c.stream_lanes;
     win[j] = c.window, str[j] = c.stream;
   }
-  // Unpacking prefetches each window's first line or two and the last
-  // window's last byte: a fixed sequence the unrolled loop keeps in
-  // registers.  A loop over the instance's lines cost more than it hid
-  // (17 doubles in 288 bytes, 64 KiB: 0.57x the hand loop against 0.8x;
-  // pattern_sweep geomeans 11-14% better in L2, equal at 1 MiB, 5% better
-  // at 16 MiB, measured packing).
-  const int64_t last = win[nc - 1] + (Two ? 127 : 63);
   // The steps from k up to `to`, their user windows (packing) or stream
   // registers (unpacking) loaded whole or masked.
   int64_t k = 0;
@@ -1090,14 +1091,6 @@ inline char *window_loop(const ChunkTable &t, char *s, int64_t steps, User user,
     constexpr uint64_t all = ~uint64_t(0);
     for (; k < to; k++, s += sb) {
       char *u = user(k);
-      if (!Pack && Lane == 4 && k + kChunkAhead < steps) {
-        const char *a = user(k + kChunkAhead);
-        for (int j = 0; j < nc; j++) {
-          __builtin_prefetch(a + win[j], 1, 3);
-          if (Two) __builtin_prefetch(a + win[j] + 64, 1, 3);
-        }
-        __builtin_prefetch(a + last, 1, 3);
-      }
       for (int j = 0; j < nc; j++)
         move_window<Pack, Lane, Two>(Pack && W ? all : um[j], Pack && W ? all : um2[j],
                                      !Pack && W ? all : sm[j], idx[j], idx2[j], u + win[j],
