@@ -589,7 +589,6 @@ char *k_idx_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   return idx_blk<Pack, B>(n.disp.data(), b, base, s, i0, i1);
 }
 
-
 // Runs of different lengths.  With AVX-512 each moves without a branch
 // on its length (mv_run), which mispredicts as lengths vary: a particle
 // subset (doubles in ascending order, neighbours merged into runs of 10
