@@ -51,9 +51,11 @@ const KernelSet &current_kernel_set() {
 }
 
 namespace {
-// The 32-bit copies of an index list (Node::disp32, lens32).
+// The 32-bit copies of an index list (Node::disp32, lens32), for the nodes
+// whose kernels read them: run lists (k_idxv) and index lists of blocks
+// (k_idx_blk).  Other index nodes' kernels read `disp` only.
 void compact_lists(Node &n) {
-  if (n.kind != Kind::Idx && n.kind != Kind::IdxV) return;
+  if (n.kind != Kind::IdxV && !(n.kind == Kind::Idx && n.child->kind == Kind::Block)) return;
   auto fits = [](int64_t x) { return x >= INT32_MIN && x <= INT32_MAX; };
   if (!std::all_of(n.disp.begin(), n.disp.end(), fits) ||
       !std::all_of(n.lens.begin(), n.lens.end(), fits))

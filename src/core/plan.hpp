@@ -38,9 +38,9 @@ struct Node {
   int64_t packed = 0;  // packed bytes of one instance (> 0 always)
   int depth = 1;       // levels of loops, for the cursor stack
   std::vector<int64_t> disp, lens;
-  /// Idx/IdxV: disp and lens again in 32 bits where every one fits (as a
-  /// hand loop's int indices: the kernels read half the bytes a block),
-  /// empty otherwise.
+  /// IdxV, and Idx over a block: disp and lens again in 32 bits where
+  /// every one fits (as a hand loop's int indices: the kernels read half
+  /// the bytes a block), empty otherwise.
   std::vector<int32_t> disp32, lens32;
   std::vector<int64_t> prefix;  // IdxV/Struct: packed bytes before child i
   NodeP child;                  // Vec/Idx
