@@ -1594,28 +1594,48 @@ template <bool P, int B, Far F> struct VecVecBlkFar {
 }  // namespace
 
 #if HWY_TARGET == HWY_AVX2
-// Packing a strided loop of a byte pattern whose instances fit 16 bytes
-// by pshufb (SSSE3's byte shuffle, within 16 bytes), as the vectoriser
-// packs a hand loop's bytes: each step loads the window whole, shuffles
-// its named bytes into stream order and stores 16 bytes, the bytes past
+// Packing a strided loop of a byte pattern whose instances fit 16 or 32
+// bytes by pshufb (a byte shuffle within 16-byte lanes; across AVX2's two
+// lanes, two of them), as the vectoriser packs a hand loop's bytes: each
+// step loads the window whole, shuffles its named bytes into stream order
+// and stores W bytes, the bytes past
 // the step's own stored over by the steps after it.  The steps that may
 // load whole (WholeLoads) and whose store ends within the steps' bytes
 // take it; the rest the kernel this replaced (Node::pack_rest).  AVX2 has
 // no byte-masked store, so unpacking keeps the moves.  Random byte
-// patterns, 2 KiB, in one process: 2.09x (seed 4717); those of a window
-// of 16 bytes or less 0.02-0.30x the hand loop -> 0.37-5.2x
-// (pattern_sweep.py seed 4708; AMD EPYC VM, LOOM_ISA=avx2).
+// patterns in one process against the moves: 16-byte steps 2.09x at 2
+// KiB (seed 4717), 32-byte ones 3.1x more at 2 KiB and 1.8x at 64 KiB
+// (seeds 4719, 4722), shorts 1.28x (AMD EPYC VM, LOOM_ISA=avx2).
+template <int W>
 char *k_vec_shuffle_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const PermuteTable &t = *n.shuffle;
   const int64_t m = t.per_vector, sb = t.stream_bytes, step = m * n.stride;
-  const int64_t steps = (i1 - i0) / m, past = (16 + sb - 1) / sb;
+  const int64_t steps = (i1 - i0) / m, past = (W + sb - 1) / sb;
   const int64_t k1 = std::min(t.whole.of(steps), steps - past + 1);
-  const __m128i idx = _mm_load_si128(reinterpret_cast<const __m128i *>(t.map.pack8));
   const char *w = base + i0 * n.stride + t.map.window;
   int64_t k = 0;
-  for (; k < k1; k++, w += step, s += sb)
-    _mm_storeu_si128(reinterpret_cast<__m128i *>(s),
-                     _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i *>(w)), idx));
+  if constexpr (W == 16) {
+    const __m128i idx = _mm_load_si128(reinterpret_cast<const __m128i *>(t.map.pack8));
+    for (; k < k1; k++, w += step, s += sb)
+      _mm_storeu_si128(reinterpret_cast<__m128i *>(s),
+                       _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i *>(w)), idx));
+  } else {
+    // pshufb shuffles within 16-byte lanes: a stream byte takes its byte
+    // from its own lane of the window (ia) or from the other (ib, the
+    // lanes swapped); the index not used is 0x80, which gives 0.
+    const __m256i p8 = _mm256_load_si256(reinterpret_cast<const __m256i *>(t.map.pack8));
+    const __m256i lo4 = _mm256_set1_epi8(15), none = _mm256_set1_epi8((char)0x80);
+    const __m256i same = _mm256_cmpeq_epi8(_mm256_and_si256(_mm256_srli_epi16(p8, 4), lo4),
+                                           _mm256_set_m128i(_mm_set1_epi8(1), _mm_set1_epi8(0)));
+    const __m256i at = _mm256_and_si256(p8, lo4);
+    const __m256i ia = _mm256_blendv_epi8(none, at, same), ib = _mm256_blendv_epi8(at, none, same);
+    for (; k < k1; k++, w += step, s += sb) {
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(w));
+      const __m256i x = _mm256_or_si256(_mm256_shuffle_epi8(v, ia),
+                                        _mm256_shuffle_epi8(_mm256_permute2x128_si256(v, v, 1), ib));
+      _mm256_storeu_si256(reinterpret_cast<__m256i *>(s), x);
+    }
+  }
   return n.pack_rest(n, base, s, i0 + k * m, i1);
 }
 #endif
@@ -1623,10 +1643,19 @@ char *k_vec_shuffle_pack(const Node &n, char *base, char *s, int64_t i0, int64_t
 void pack_by_shuffle([[maybe_unused]] Node &n) {
 #if HWY_TARGET == HWY_AVX2
   if (n.kind != Kind::Vec || n.permute || n.chunks || small_stride(n)) return;
-  n.shuffle = make_permute_table(n, 16, 1, false);
-  if (!n.shuffle || !n.shuffle->whole.next) return (void)(n.shuffle = nullptr);
+  auto usable = [&](int width) {
+    auto t = make_permute_table(n, width, 1, false);
+    return t && t->whole.next ? t : nullptr;
+  };
+  // 32 bytes a step where they hold more instances than 16: a byte of
+  // every 8 or 9, 1 and 2 KiB, 1.3-3.1x the 16-byte steps; where both hold
+  // one (7 runs in 19 bytes), 0.67x.
+  auto narrow = usable(16), wide = usable(32);
+  const bool w32 = wide && (!narrow || wide->per_vector > narrow->per_vector);
+  n.shuffle = w32 ? wide : narrow;
+  if (!n.shuffle) return;
   n.pack_rest = n.pack;
-  n.pack = k_vec_shuffle_pack;
+  n.pack = w32 ? k_vec_shuffle_pack<32> : k_vec_shuffle_pack<16>;
 #endif
 }
 
