@@ -1598,11 +1598,11 @@ template <bool P, int B, Far F> struct VecVecBlkFar {
 // bytes by pshufb (a byte shuffle within 16-byte lanes; across AVX2's two
 // lanes, two of them), as the vectoriser packs a hand loop's bytes: each
 // step loads the window whole, shuffles its named bytes into stream order
-// and stores W bytes, the bytes past
-// the step's own stored over by the steps after it.  The steps that may
-// load whole (WholeLoads) and whose store ends within the steps' bytes
-// take it; the rest the kernel this replaced (Node::pack_rest).  AVX2 has
-// no byte-masked store, so unpacking keeps the moves.  Random byte
+// and stores W bytes, the bytes past the step's own stored over by the
+// steps after it.  The steps that may load whole (WholeLoads) and whose
+// store ends within the steps' bytes take it; the rest the kernel this
+// replaced (Node::pack_rest).  AVX2 has no byte-masked store, so
+// unpacking keeps the moves.  Random byte
 // patterns in one process against the moves: 16-byte steps 2.09x at 2
 // KiB (seed 4717), 32-byte ones 3.1x more at 2 KiB and 1.8x at 64 KiB
 // (seeds 4719, 4722), shorts 1.28x (AMD EPYC VM, LOOM_ISA=avx2).
@@ -1647,9 +1647,9 @@ void pack_by_shuffle([[maybe_unused]] Node &n) {
     auto t = make_permute_table(n, width, 1, false);
     return t && t->whole.next ? t : nullptr;
   };
-  // 32 bytes a step where they hold more instances than 16: a byte of
-  // every 8 or 9, 1 and 2 KiB, 1.3-3.1x the 16-byte steps; where both hold
-  // one (7 runs in 19 bytes), 0.67x.
+  // 32 bytes a step where they hold more instances than 16: random byte
+  // patterns 3.1x the 16-byte steps at 2 KiB, 1.8x at 64 KiB; where both
+  // hold one instance (7 runs in 19 bytes), 0.67x.
   auto narrow = usable(16), wide = usable(32);
   const bool w32 = wide && (!narrow || wide->per_vector > narrow->per_vector);
   n.shuffle = w32 ? wide : narrow;
