@@ -1591,8 +1591,6 @@ template <bool P, int B, Far F> struct VecVecBlkFar {
   static constexpr Kernel f = k_vec_vec_blk_far<P, B, F>;
 };
 
-}  // namespace
-
 #if HWY_TARGET == HWY_AVX2
 // Packing a strided loop of a byte pattern whose instances fit 16 or 32
 // bytes by pshufb (a byte shuffle within 16-byte lanes; across AVX2's two
@@ -1602,10 +1600,10 @@ template <bool P, int B, Far F> struct VecVecBlkFar {
 // steps after it.  The steps that may load whole (WholeLoads) and whose
 // store ends within the steps' bytes take it; the rest the kernel this
 // replaced (Node::pack_rest).  AVX2 has no byte-masked store, so
-// unpacking keeps the moves.  Random byte
-// patterns in one process against the moves: 16-byte steps 2.09x at 2
-// KiB (seed 4717), 32-byte ones 3.1x more at 2 KiB and 1.8x at 64 KiB
-// (seeds 4719, 4722), shorts 1.28x (AMD EPYC VM, LOOM_ISA=avx2).
+// unpacking keeps the moves.  Random byte patterns in one process
+// against the moves: 16-byte steps 2.09x at 2 KiB (seed 4717), 32-byte
+// ones 3.1x more at 2 KiB and 1.8x at 64 KiB (seeds 4719, 4722), shorts
+// 1.28x (AMD EPYC VM, LOOM_ISA=avx2).
 template <int W>
 char *k_vec_shuffle_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const PermuteTable &t = *n.shuffle;
@@ -1659,14 +1657,9 @@ void pack_by_shuffle([[maybe_unused]] Node &n) {
 #endif
 }
 
-// The kernels of a freshly built node, from this target's set.
-void select_kernels_here(Node &n);
-void select_kernels_for_target(Node &n) {
-  select_kernels_here(n);
-  pack_by_shuffle(n);
-}
-
-void select_kernels_here(Node &n) {
+// A freshly built node's kernels, but for those that replace its pack
+// kernel on some targets whatever it is (pack_by_shuffle).
+void select_base_kernels(Node &n) {
   const Node *c = n.child.get();
   switch (n.kind) {
     case Kind::Block:
@@ -1738,6 +1731,14 @@ void select_kernels_here(Node &n) {
       n.pack = k_struct<true>, n.unpack = k_struct<false>;
       return;
   }
+}
+
+}  // namespace
+
+// The kernels of a freshly built node, from this target's set.
+void select_kernels_for_target(Node &n) {
+  select_base_kernels(n);
+  pack_by_shuffle(n);
 }
 
 }  // namespace HWY_NAMESPACE

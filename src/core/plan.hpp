@@ -69,8 +69,8 @@ struct Node {
   Kernel pack_rest = nullptr;
   /// The same from windows of 3 to 8 registers (make_chain_table).
   std::shared_ptr<const ChainTable> chain;
-  /// AVX2: a byte pattern's table for packing by 16-byte shuffles
-  /// (pack_by_shuffle); null otherwise.
+  /// AVX2: a byte pattern's table for packing by shuffles of 16 or 32
+  /// bytes (pack_by_shuffle); null otherwise.
   std::shared_ptr<const PermuteTable> shuffle;
 
   /// Packed bytes of child i (a byte for a Block).
