@@ -638,6 +638,43 @@ char *k_idxv(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   return idxv<Pack>(n.disp.data(), n.lens.data(), base, s, i0, i1);
 }
 
+// A strided loop over runs of different lengths (an IdxV child, where no
+// permute table fits): its runs repeat with each instance, so moves
+// chosen by length, branching on it, are predicted, and over 16 bytes
+// they beat mv_run's masked moves (branch-free, for lengths that vary
+// unpredictably), which cost more as they grow on the AMD EPYC VM.
+// 6 and 3 doubles of every 12, 2 KiB: packed in 122 ns by k_vec_any over
+// k_idxv, 75 so; random patterns it takes (2 KiB, in-process A/B)
+// 1.22-1.47x packing, 1.28-2.09x unpacking; AVX-512 without VBMI, whose
+// byte patterns take it, 40 random patterns 1.15x / 1.11x.  Not on AVX2
+// or the baseline, whose k_idxv moves by length already: fusing the loops
+// there lost 0.75-0.83x on 11-15 runs.
+#if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3
+template <bool Pack>
+inline void mv_repeated(char *user, char *s, int64_t n) {
+  if (n <= 16) return mv_run<Pack>(user, s, n);
+  if (n <= 32) return mv_chunks<Pack, 16, 2>(user, s, n);
+  if (n <= 64) return mv_head_tail<Pack, 32, 32>(user, s, n);
+  mv_any<Pack>(user, s, n);
+}
+template <bool Pack, class D>
+inline char *vec_idxv(const Node &n, const D *d, const D *l, char *base, char *s, int64_t i0,
+                      int64_t i1) {
+  const int64_t runs = (int64_t)n.child->disp.size(), st = n.stride;
+  for (int64_t i = i0; i < i1; i++) {
+    char *const p = base + i * st;
+    for (int64_t j = 0; j < runs; j++) mv_repeated<Pack>(p + d[j], s, l[j]), s += l[j];
+  }
+  return s;
+}
+template <bool Pack>
+char *k_vec_idxv(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  const Node &c = *n.child;
+  if (!c.disp32.empty()) return vec_idxv<Pack>(n, c.disp32.data(), c.lens32.data(), base, s, i0, i1);
+  return vec_idxv<Pack>(n, c.disp.data(), c.lens.data(), base, s, i0, i1);
+}
+#endif
+
 template <bool Pack>
 inline char *whole(const Node &c, char *base, char *s) {
   return (Pack ? c.pack : c.unpack)(c, base, s, 0, c.count);
@@ -1156,9 +1193,84 @@ inline char *window_steps(const ChunkTable &t, char *s, int64_t steps, User user
 }
 #endif
 
+#ifdef LOOM_HAVE_TWO_SOURCE
+// Packing pieces from shared windows (ChunkTable::shared): a step loads
+// each of its registers once, where pieces loading their own two windows
+// loaded most of them twice, as the vectoriser's code loads each element
+// once.  Random double patterns whose table has one (3 pieces or more),
+// 2 KiB: 1.13-1.14x (word lanes either way).
+template <int Lane>
+inline __m512i load_lanes(uint64_t m, const char *u) {
+  if constexpr (Lane == 4) return _mm512_maskz_loadu_epi32((__mmask16)m, u);
+  else return _mm512_maskz_loadu_epi8(m, u);
+}
+template <int Lane>
+inline __m512i permute2(__m512i a, __m512i idx, __m512i b) {
+  if constexpr (Lane == 4) return _mm512_permutex2var_epi32(a, idx, b);
+#if HWY_TARGET == HWY_AVX3_DL
+  else return _mm512_permutex2var_epi8(a, idx, b);
+#else
+  else return a;  // byte lanes are VBMI's (never taken)
+#endif
+}
+template <int Lane, int NC, class User>
+inline char *shared_loop(const ChunkTable &t, char *s, int64_t steps, User user) {
+  constexpr int nc = NC;
+  const int64_t sb = t.stream_bytes, lo = t.chunk[0].window;  // locals: the stores may alias t
+  __m512i idx[kMaxChunks];
+  uint64_t um[kMaxChunks + 1], sm[kMaxChunks];
+  int64_t str[kMaxChunks];
+  for (int j = 0; j < nc; j++) {
+    const LaneMap &c = t.chunk[j];
+    idx[j] = _mm512_load_si512(Lane == 4 ? (const void *)c.pack32 : c.pack8);
+    um[j] = c.user_lanes, um[j + 1] = c.user_lanes2, sm[j] = c.stream_lanes, str[j] = c.stream;
+  }
+  int64_t k = 0;
+  auto run = [&](auto whole_loads, int64_t to) {
+    constexpr bool W = decltype(whole_loads)::value;
+    constexpr uint64_t all = ~uint64_t(0);
+    for (; k < to; k++, s += sb) {
+      const char *u = user(k) + lo;
+      __m512i b = load_lanes<Lane>(W ? all : um[0], u);
+      for (int j = 0; j < nc; j++) {
+        const __m512i a = b;
+        b = load_lanes<Lane>(W ? all : um[j + 1], u + 64 * (j + 1));
+        const __m512i v = permute2<Lane>(a, idx[j], b);
+        if constexpr (Lane == 4) _mm512_mask_storeu_epi32(s + str[j], (__mmask16)sm[j], v);
+        else _mm512_mask_storeu_epi8(s + str[j], sm[j], v);
+      }
+    }
+  };
+  run(std::true_type(), t.whole.of(steps));
+  run(std::false_type(), steps);
+  return s;
+}
+
+template <int Lane, class User>
+inline char *shared_steps(const ChunkTable &t, char *s, int64_t steps, User user) {
+  switch (t.chunks) {
+    case 1: return shared_loop<Lane, 1>(t, s, steps, user);
+    case 2: return shared_loop<Lane, 2>(t, s, steps, user);
+    case 3: return shared_loop<Lane, 3>(t, s, steps, user);
+    case 4: return shared_loop<Lane, 4>(t, s, steps, user);
+    case 5: return shared_loop<Lane, 5>(t, s, steps, user);
+    case 6: return shared_loop<Lane, 6>(t, s, steps, user);
+    case 7: return shared_loop<Lane, 7>(t, s, steps, user);
+    default: return shared_loop<Lane, kMaxChunks>(t, s, steps, user);
+  }
+}
+#endif
+
 template <bool Pack, class User>
 inline char *pieces(const ChunkTable &t, char *s, int64_t steps, User user) {
 #ifdef LOOM_HAVE_TWO_SOURCE
+  if (Pack && t.packing) {
+    const ChunkTable &p = *t.packing;
+#if HWY_TARGET == HWY_AVX3_DL
+    if (p.lane == 1) return shared_steps<1>(p, s, steps, user);
+#endif
+    return shared_steps<4>(p, s, steps, user);
+  }
 #if HWY_TARGET == HWY_AVX3_DL
   if (t.lane == 1) return window_steps<Pack, 1>(t, s, steps, user);
 #endif
@@ -1373,14 +1485,12 @@ bool pick_permute([[maybe_unused]] Node &n) {
   }
   n.chunks = make_chunk_table(n, kPermuteWidth, 4, kTwoSource ? 2 : 1);
 #if HWY_TARGET == HWY_AVX3_DL
-  // Runs of whole doubles take byte lanes where they fit: random patterns
-  // of them packed and unpacked 1.02-1.03x faster so than by word lanes
-  // (2 KiB, one process, AMD EPYC VM).  Word lanes there are 1.6-1.8x
-  // faster than the moves (AVX-512 without VBMI, 2 KiB to 1 MiB; up to
-  // 5x where those moved the runs by k_vec_any).
-  if (n.chunks && n.chunks->doubles) {
-    if (auto bytes = make_chunk_table(n, kPermuteWidth, 1, kTwoSource ? 2 : 1)) n.chunks = bytes;
-  }
+  // Word lanes where they fit: for doubles 1.6-1.8x faster than the moves
+  // (2 KiB to 1 MiB; up to 5x where those moved the runs by k_vec_any),
+  // and than byte lanes (whose two-source permute costs more on the AMD
+  // EPYC VM): random double patterns, with shared windows for packing,
+  // against byte lanes without (in-process A/B), 2 KiB 1.23x packing,
+  // 1.28x unpacking; 64 KiB 1.11x, 1.06x.
   if (!n.chunks) n.chunks = make_chunk_table(n, kPermuteWidth, 1, kTwoSource ? 2 : 1);
 #endif
   if (!n.chunks) return false;
@@ -1717,6 +1827,12 @@ void select_base_kernels(Node &n) {
           BySize<VecIdxBlk>::pick(c->child->count, &n.pack, &n.unpack);
         return pack_in_pairs(n);
       }
+#if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3
+      if (c->kind == Kind::IdxV) {
+        n.pack = k_vec_idxv<true>, n.unpack = k_vec_idxv<false>;
+        return;
+      }
+#endif
       n.pack = k_vec_any<true>, n.unpack = k_vec_any<false>;
       return (void)pick_columns(n);
     case Kind::Idx:

@@ -198,22 +198,28 @@ std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int widt
 namespace {
 
 // The pieces of a step whose runs (packed bytes `packed`) are `runs`, the
-// next step `step` bytes on (0: not a strided loop).
+// next step `step` bytes on (0: not a strided loop); `shared`: from shared
+// windows (ChunkTable::shared), where the runs span three registers or
+// more (over two, one window holds them all).  Piece j then places the
+// rest of register j, whose bytes all follow those of registers before it
+// (the runs rise), and what fits of register j + 1.
 std::shared_ptr<ChunkTable> chunk_table(const std::vector<Run> &runs, int64_t packed, int width,
-                                        int lane, int registers, int64_t step) {
+                                        int lane, int registers, int64_t step,
+                                        bool shared = false) {
   if (runs.size() < 2 || packed > 64 * (int64_t)runs.size()) return nullptr;
   for (size_t i = 0; i < runs.size(); i++) {
     if (runs[i].len % lane != 0 || (runs[i].off - runs[0].off) % lane != 0) return nullptr;
     if (i > 0 && runs[i].off < runs[i - 1].off + runs[i - 1].len) return nullptr;
   }
   auto t = std::make_shared<ChunkTable>();
-  t->doubles = std::all_of(runs.begin(), runs.end(), [&](const Run &x) {
-    return x.len % 8 == 0 && (x.off - runs[0].off) % 8 == 0;
-  });
   t->lane = lane;
   t->registers = registers;
   t->stream_bytes = packed;
   const int64_t span = registers * width;  // window bytes
+  const int64_t lo = runs[0].off;  // the runs rise
+  if (shared && (registers != 2 || runs.back().off + runs.back().len - lo <= 2 * width))
+    return nullptr;
+  t->shared = shared;
   // Each piece starts at the first byte not yet placed and takes every
   // byte of the window from there, up to a register of them: a prefix of
   // the rest, since the runs rise.
@@ -223,7 +229,7 @@ std::shared_ptr<ChunkTable> chunk_table(const std::vector<Run> &runs, int64_t pa
   while (r < runs.size()) {
     if (t->chunks == kMaxChunks) return nullptr;
     LaneMap &p = t->chunk[t->chunks++];
-    p.window = runs[r].off + b;
+    p.window = shared ? lo + width * (t->chunks - 1) : runs[r].off + b;
     p.stream = out;
     int64_t lanes = 0;
     for (; r < runs.size() && runs[r].off + b < p.window + span && lanes < width / lane;
@@ -236,8 +242,19 @@ std::shared_ptr<ChunkTable> chunk_table(const std::vector<Run> &runs, int64_t pa
   // It pays where a piece replaces more than one move.
   if (t->chunks >= (int)runs.size()) return nullptr;
   std::vector<int64_t> starts;
-  for (int j = 0; j < t->chunks; j++) starts.push_back(t->chunk[j].window);
-  t->whole = whole_loads(runs, starts, span, step);
+  if (shared) {
+    // Each register's lanes, of every piece, for its masked loads.
+    uint64_t named[kMaxChunks + 1] = {};
+    for (int j = 0; j < t->chunks; j++)
+      named[j] |= t->chunk[j].user_lanes, named[j + 1] |= t->chunk[j].user_lanes2;
+    for (int j = 0; j < t->chunks; j++)
+      t->chunk[j].user_lanes = named[j], t->chunk[j].user_lanes2 = named[j + 1];
+    for (int j = 0; j <= t->chunks; j++) starts.push_back(lo + j * width);
+    t->whole = whole_loads(runs, starts, width, step);
+  } else {
+    for (int j = 0; j < t->chunks; j++) starts.push_back(t->chunk[j].window);
+    t->whole = whole_loads(runs, starts, span, step);
+  }
   // A register of the stream from the last piece's start spans this many
   // steps' bytes beyond its own.
   t->stream_tail = (t->chunk[t->chunks - 1].stream + width - 1) / packed;
@@ -263,6 +280,14 @@ std::shared_ptr<const ChunkTable> make_chunk_table(const Node &vec, int width, i
   if (registers == 2) {
     std::shared_ptr<ChunkTable> two = chunk_table(runs, c.packed, width, lane, 2, step);
     if (two && (!t || 4 * two->chunks <= 3 * t->chunks)) t = two;
+    // Packing loads each register once where the windows can be shared
+    // without more pieces, and that saves two loads or more: sharing
+    // those of two pieces (4 loads to 3) packed random float patterns at
+    // 64 KiB 0.92-0.97x as fast.
+    std::shared_ptr<ChunkTable> shared = chunk_table(runs, c.packed, width, lane, 2, step, true);
+    if (t && shared && shared->chunks <= t->chunks &&
+        shared->chunks + 1 <= t->chunks * t->registers - 2)
+      t->packing = shared;
   }
   return t;
 }

@@ -119,12 +119,19 @@ struct ChunkTable {
   int registers = 1;         // per window: 1, or 2 (two-source permutes)
   int64_t instances = 1;     // consecutive instances a step moves (make_group_table)
   int64_t stream_bytes = 0;  // packed bytes of a step
-  bool doubles = false;      // every run whole 8-byte words, 8 bytes apart
   WholeLoads whole;          // every piece's window
   /// Unpacking, the last steps of a range whose registers of the stream,
   /// loaded whole, would reach past it (loaded masked); the others load
   /// whole, into the next steps' bytes.
   int64_t stream_tail = 0;
+  /// Packing from shared windows: piece j's window is registers j and
+  /// j + 1 of the step's from its first named byte, each loaded once a
+  /// step, and its user_lanes and user_lanes2 are those registers' named
+  /// lanes, of every piece.
+  bool shared = false;
+  /// The same pattern's pieces from shared windows, for packing, where
+  /// they are no more than these (make_chunk_table); null otherwise.
+  std::shared_ptr<const ChunkTable> packing;
 };
 
 /// The pieces of `vec`'s child, an index leaf or a small irregular nest
@@ -133,7 +140,8 @@ struct ChunkTable {
 /// or two where `registers` is 2 (only where width is 64) and that saves a
 /// quarter of the pieces; nullptr where its runs do not
 /// rise, are not whole lanes, average over 64 bytes, or need more than
-/// kMaxChunks pieces or as many pieces as runs (nothing saved).
+/// kMaxChunks pieces or as many pieces as runs (nothing saved).  With
+/// two-register windows, its `packing` table shares them.
 std::shared_ptr<const ChunkTable> make_chunk_table(const Node &vec, int width, int lane,
                                                    int registers);
 /// Pieces for packing several consecutive instances of `vec` (a Vec) at

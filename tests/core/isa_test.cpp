@@ -231,6 +231,26 @@ std::pair<TypeSpecPtr, int64_t> small_pattern(std::mt19937_64 &rng) {
   return {hindexed_block(1, at, unit), 24};
 }
 
+// Runs of 1 to 6 elements of 1, 2, 4 or 8 bytes rising in typemap order
+// over 129 to about 600 bytes, so that their pieces span three registers
+// or more (packed from shared windows, ChunkTable::shared), resized to a
+// few bytes more.
+std::pair<TypeSpecPtr, int64_t> rising_runs(std::mt19937_64 &rng) {
+  auto uni = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  static const loom_prim kPrims[] = {LOOM_BYTE, LOOM_SHORT, LOOM_FLOAT, LOOM_DOUBLE};
+  const int which = (int)uni(0, 3);
+  const int64_t size = int64_t(1) << which, span = uni(129, 600) / size;  // elements
+  std::vector<int64_t> disp, bl;
+  for (int64_t at = uni(0, 3); at < span && disp.size() < 16;) {
+    disp.push_back(at), bl.push_back(std::min(uni(1, 6), span - at));
+    at += bl.back() + uni(0, std::max<int64_t>(1, 2 * (span - at) / (16 - (int64_t)disp.size() + 1)));
+  }
+  const int64_t end = disp.back() + bl.back();
+  return {resized(indexed(bl, disp, prim(kPrims[which])), 0, (end + uni(0, 4)) * size), 40};
+}
+
 // `n` trials of the test `what` under every set the CPU runs, each set
 // from the same seed: trial(rng, i, seed) returns "" or what failed (up
 // to three failures a set are reported).
@@ -265,7 +285,7 @@ TEST(Isa, SmallRepeatingPatternsOnEverySet) {
 #endif
   on_every_set("Isa.SmallRepeatingPatternsOnEverySet", n,
                [](std::mt19937_64 &rng, int i, uint64_t seed) {
-                 const auto [spec, most] = small_pattern(rng);
+                 const auto [spec, most] = i % 4 == 3 ? rising_runs(rng) : small_pattern(rng);
                  const int64_t count = std::uniform_int_distribution<int64_t>(1, most)(rng);
                  return trial_error(run_trial(seed + static_cast<uint64_t>(i), spec, count));
                });
@@ -362,7 +382,9 @@ TEST(Isa, SmallRepeatingPatternsTouchOnlyTheirPages) {
                static_cast<int>(100 * test_scale()),
                [](std::mt19937_64 &rng, int i, uint64_t) -> std::string {
                  const bool sparse = i % 4 == 3;
-                 const auto [spec, most] = sparse ? sparse_elements(rng) : small_pattern(rng);
+                 const auto [spec, most] = sparse       ? sparse_elements(rng)
+                                           : i % 4 == 2 ? rising_runs(rng)
+                                                        : small_pattern(rng);
                  const int64_t count =
                      sparse ? most : std::uniform_int_distribution<int64_t>(1, most)(rng);
                  const Layout lay = reference_layout(*spec);
