@@ -69,8 +69,9 @@ struct Node {
   Kernel pack_rest = nullptr;
   /// The same from windows of 3 to 8 registers (make_chain_table).
   std::shared_ptr<const ChainTable> chain;
-  /// AVX2: a byte pattern's table for packing by shuffles of 16 or 32
-  /// bytes (pack_by_shuffle); null otherwise.
+  /// AVX2 and AVX-512 without VBMI: a byte pattern's table for packing
+  /// (and on the latter unpacking) by shuffles of 16 or 32 bytes
+  /// (pack_by_shuffle); null otherwise.
   std::shared_ptr<const PermuteTable> shuffle;
 
   /// Packed bytes of child i (a byte for a Block).
