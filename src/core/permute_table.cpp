@@ -128,7 +128,8 @@ void LaneMap::place(int64_t out, int64_t u, int lane) {
 }
 
 std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int width, int lane,
-                                                       bool two_source, int64_t most) {
+                                                       bool two_source, int64_t most,
+                                                       bool any_pays) {
   const Node &c = *vec.child;
   const std::vector<Run> runs = leaf_runs(c);
   if (runs.empty() || (int64_t)runs.size() > width) return nullptr;
@@ -150,7 +151,8 @@ std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int widt
     m = k, start = s;
   }
   // It pays where one register replaces several moves.
-  if (m == 0 || (m * P < kMinStreamBytes && m * (int64_t)runs.size() < kMinMovesReplaced) ||
+  if (m == 0 ||
+      (!any_pays && m * P < kMinStreamBytes && m * (int64_t)runs.size() < kMinMovesReplaced) ||
       m * (int64_t)runs.size() < 2)
     return nullptr;
   for (const Run &r : runs)

@@ -98,10 +98,12 @@ struct PermuteTable {
 /// with an index loop, mixed runs or a struct at some level), on a
 /// register of `width` bytes with lanes of `lane` bytes, at most `most`
 /// instances a register; `two_source`: the target packs pairs (sets
-/// `pairs`).  nullptr where the pattern does not fit or would not pay.
+/// `pairs`).  nullptr where the pattern does not fit or would not pay
+/// (`any_pays`: wherever a register replaces two moves or more).
 std::shared_ptr<const PermuteTable> make_permute_table(const Node &vec, int width, int lane,
                                                        bool two_source,
-                                                       int64_t most = INT64_MAX);
+                                                       int64_t most = INT64_MAX,
+                                                       bool any_pays = false);
 
 /// Patterns too wide for one register, an instance at a time: its packed
 /// bytes are cut into pieces of a register each, and each piece is moved
