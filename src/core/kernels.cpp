@@ -1716,6 +1716,26 @@ template <bool P, int B, Far F> struct VecVecBlkFar {
 // 1.28x (AMD EPYC VM, LOOM_ISA=avx2).  AVX-512 without VBMI (no byte
 // lane permute) packs them so too: bytes 3.9x, shorts 1.47x the moves
 // (2 KiB, LOOM_ISA=avx512, seed 4810).
+// pshufb shuffles within 16-byte lanes: under a map of 32 byte indices
+// (PermuteTable's pack8 or unpack8), a byte takes its source from its own
+// lane of the register (ia) or from the other (ib, the lanes swapped); the
+// index not used is 0x80, which gives 0.
+struct LaneSplit {
+  __m256i ia, ib;
+  explicit LaneSplit(const uint8_t *map) {
+    const __m256i p8 = _mm256_load_si256(reinterpret_cast<const __m256i *>(map));
+    const __m256i lo4 = _mm256_set1_epi8(15), none = _mm256_set1_epi8((char)0x80);
+    const __m256i same = _mm256_cmpeq_epi8(_mm256_and_si256(_mm256_srli_epi16(p8, 4), lo4),
+                                           _mm256_set_m128i(_mm_set1_epi8(1), _mm_set1_epi8(0)));
+    const __m256i at = _mm256_and_si256(p8, lo4);
+    ia = _mm256_blendv_epi8(none, at, same), ib = _mm256_blendv_epi8(at, none, same);
+  }
+  __m256i shuffle(__m256i v) const {
+    return _mm256_or_si256(_mm256_shuffle_epi8(v, ia),
+                           _mm256_shuffle_epi8(_mm256_permute2x128_si256(v, v, 1), ib));
+  }
+};
+
 template <int W>
 char *k_vec_shuffle_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const PermuteTable &t = *n.shuffle;
@@ -1730,21 +1750,10 @@ char *k_vec_shuffle_pack(const Node &n, char *base, char *s, int64_t i0, int64_t
       _mm_storeu_si128(reinterpret_cast<__m128i *>(s),
                        _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i *>(w)), idx));
   } else {
-    // pshufb shuffles within 16-byte lanes: a stream byte takes its byte
-    // from its own lane of the window (ia) or from the other (ib, the
-    // lanes swapped); the index not used is 0x80, which gives 0.
-    const __m256i p8 = _mm256_load_si256(reinterpret_cast<const __m256i *>(t.map.pack8));
-    const __m256i lo4 = _mm256_set1_epi8(15), none = _mm256_set1_epi8((char)0x80);
-    const __m256i same = _mm256_cmpeq_epi8(_mm256_and_si256(_mm256_srli_epi16(p8, 4), lo4),
-                                           _mm256_set_m128i(_mm_set1_epi8(1), _mm_set1_epi8(0)));
-    const __m256i at = _mm256_and_si256(p8, lo4);
-    const __m256i ia = _mm256_blendv_epi8(none, at, same), ib = _mm256_blendv_epi8(at, none, same);
-    for (; k < k1; k++, w += step, s += sb) {
-      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(w));
-      const __m256i x = _mm256_or_si256(_mm256_shuffle_epi8(v, ia),
-                                        _mm256_shuffle_epi8(_mm256_permute2x128_si256(v, v, 1), ib));
-      _mm256_storeu_si256(reinterpret_cast<__m256i *>(s), x);
-    }
+    const LaneSplit x(t.map.pack8);
+    for (; k < k1; k++, w += step, s += sb)
+      _mm256_storeu_si256(reinterpret_cast<__m256i *>(s),
+                          x.shuffle(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(w))));
   }
   return n.pack_rest(n, base, s, i0 + k * m, i1);
 }
@@ -1759,33 +1768,25 @@ char *k_vec_shuffle_pack(const Node &n, char *base, char *s, int64_t i0, int64_t
 // kernel).  Random patterns against the moves (2 KiB, LOOM_ISA=avx512,
 // seed 4810): bytes 4.35x, shorts 1.58x.
 template <int W>
-inline __m256i unpack_shuffle(__m256i v, __m256i ia, __m256i ib) {
-  if constexpr (W == 16) return _mm256_shuffle_epi8(v, ia);
-  else return _mm256_or_si256(_mm256_shuffle_epi8(v, ia),
-                              _mm256_shuffle_epi8(_mm256_permute2x128_si256(v, v, 1), ib));
+inline __m256i unpack_shuffle(__m256i v, const LaneSplit &x) {
+  if constexpr (W == 16) return _mm256_shuffle_epi8(v, x.ia);  // one lane
+  else return x.shuffle(v);
 }
 template <int W>
 char *k_vec_shuffle_unpack(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const PermuteTable &t = *n.shuffle;
   const int64_t m = t.per_vector, sb = t.stream_bytes, step = m * n.stride;
   const int64_t steps = (i1 - i0) / m, r = (i1 - i0) - steps * m;
-  const __m256i u8 = _mm256_load_si256(reinterpret_cast<const __m256i *>(t.map.unpack8));
-  const __m256i lo4 = _mm256_set1_epi8(15), none = _mm256_set1_epi8((char)0x80);
-  // As packing's: a window byte takes its stream byte from its own lane
-  // (ia) or the other (ib); 16-byte windows have one lane.
-  const __m256i same = _mm256_cmpeq_epi8(_mm256_and_si256(_mm256_srli_epi16(u8, 4), lo4),
-                                         _mm256_set_m128i(_mm_set1_epi8(1), _mm_set1_epi8(0)));
-  const __m256i at = _mm256_and_si256(u8, lo4);
-  const __m256i ia = _mm256_blendv_epi8(none, at, same), ib = _mm256_blendv_epi8(at, none, same);
+  const LaneSplit x(t.map.unpack8);
   const __mmask32 um = (__mmask32)t.map.user_lanes, sm = (__mmask32)((uint64_t(1) << sb) - 1);
   char *w = base + i0 * n.stride + t.map.window;
   for (int64_t k = 0; k < steps; k++, w += step, s += sb)
-    _mm256_mask_storeu_epi8(w, um, unpack_shuffle<W>(_mm256_maskz_loadu_epi8(sm, s), ia, ib));
+    _mm256_mask_storeu_epi8(w, um, unpack_shuffle<W>(_mm256_maskz_loadu_epi8(sm, s), x));
   if (r == 0) return s;
   if (!t.prefixes_exact) return k_vec_any<false>(n, base, s, i1 - r, i1);
   const int64_t bytes = r * (sb / m);
   const __mmask32 ur = (__mmask32)t.first_lanes[r], sr = (__mmask32)((uint64_t(1) << bytes) - 1);
-  _mm256_mask_storeu_epi8(w, ur, unpack_shuffle<W>(_mm256_maskz_loadu_epi8(sr, s), ia, ib));
+  _mm256_mask_storeu_epi8(w, ur, unpack_shuffle<W>(_mm256_maskz_loadu_epi8(sr, s), x));
   return s + bytes;
 }
 #endif
