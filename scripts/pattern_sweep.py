@@ -21,6 +21,11 @@ here ticks in 10-20 ns, a fifth of a 2 KiB call.
     scripts/pattern_sweep.py                       # a fresh seed, 24 patterns, 1 MiB
     scripts/pattern_sweep.py --seed 7 --size 65536 --patterns 40
     scripts/pattern_sweep.py --seed 7 --runs 3 --alone --against /tmp/old/build   # a change
+    LOOM_ISA=avx2 scripts/pattern_sweep.py --march x86-64-v3   # as on an AVX2-only CPU
+
+Forcing a kernel set (LOOM_ISA) on a machine with more, give the hand loops
+the same ISA (--march): against -march=native they would use instructions
+that the forced set's CPU lacks.
 
 A pattern's speed moves by up to a third between processes (where its
 buffers land in the physically indexed caches) and with the patterns run
@@ -185,6 +190,9 @@ def main():
                     help="each pattern in a process of its own: in one process a pattern's "
                          "result also depends on the patterns before it (the pages and heap "
                          "they leave), which differ between libraries")
+    ap.add_argument("--march", default="native",
+                    help="the hand loops' -march (x86-64-v3 against LOOM_ISA=avx2, x86-64 "
+                         "against baseline)")
     ap.add_argument("--against", metavar="BUILD",
                     help="another build directory: its library and --build's run alternately, "
                          "in the same processes' place, and each pattern shows both")
@@ -202,11 +210,12 @@ def main():
         src, exe = os.path.join(tmp, "sweep.cpp"), os.path.join(tmp, "sweep")
         with open(src, "w") as f:
             f.write(source(pats))
-        subprocess.run(["c++", "-std=c++17", "-O3", "-march=native", "-falign-loops=64",
+        subprocess.run(["c++", "-std=c++17", "-O3", "-march=" + a.march, "-falign-loops=64",
                         "-I", os.path.join(ROOT, "include"), src, "-o", exe, "-L", libs[0],
                         "-lloom", "-Wl,-rpath," + libs[0]], check=True)
         print(f"seed {seed} (rerun: --seed {seed}), "
-              f"{a.patterns} patterns of about {a.size} packed bytes, load {os.getloadavg()[0]:.2f}; "
+              f"{a.patterns} patterns of about {a.size} packed bytes, load {os.getloadavg()[0]:.2f}, "
+              f"hand loops -march={a.march}, kernels {os.environ.get('LOOM_ISA', 'of the CPU')}; "
               f"hand time / Loom time, medians of 61 interleaved runs in each order"
               + (f", then of {a.runs} processes" if a.runs > 1 else "")
               + (", a process per pattern" if a.alone else "")

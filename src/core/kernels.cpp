@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 
 #include "isa.hpp"
 #include "permute_table.hpp"
@@ -529,16 +530,15 @@ char *k_vec3_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   return s;
 }
 
-// A strided loop over a small index block (a factored repeating pattern).
+// A strided loop over a small index block (a factored repeating pattern):
+// m blocks of b bytes at d in each instance.
 template <bool Pack, int B>
-char *k_vec_idx_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
-  const Node &in = *n.child;
-  const int64_t b = B > 0 ? B : in.child->count, st = n.stride, m = in.count;
-  const int64_t *d = in.disp.data();
+inline char *vec_idx_loop(const int64_t *d, int64_t m, int64_t b, int64_t st, char *base,
+                          char *s, int64_t i0, int64_t i1) {
   char *p = base + i0 * st;
   if constexpr (Pack && (B == 4 || B == 8)) {
     // Packing words, 32 bytes of them are gathered and stored at once, as
-    // k_vec_idxm_blk packs shorter blocks: random patterns of 17 or more
+    // k_vec_elements packs shorter blocks: random patterns of 17 or more
     // doubles or floats where the target takes no permute (AVX2 on AMD,
     // the baseline) packed 1.25-1.6x faster at 2 KiB, 1.05-1.12x over all
     // random patterns of one element size at 64 KiB and 1 MiB.
@@ -558,21 +558,35 @@ char *k_vec_idx_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) 
     for (int64_t j = 0; j < m; j++, s += b) mv_block<Pack, B>(p + d[j], s, b);
   return s;
 }
+template <bool Pack, int B>
+char *k_vec_idx_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  const Node &in = *n.child;
+  return vec_idx_loop<Pack, B>(in.disp.data(), in.count, B > 0 ? B : in.child->count, n.stride,
+                               base, s, i0, i1);
+}
+// The same over the elements of a leaf of runs (Node::elements), too many
+// for k_vec_elements.
+template <bool Pack, int B>
+char *k_vec_elements_loop(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  return vec_idx_loop<Pack, B>(n.elements.data(), (int64_t)n.elements.size(), B, n.stride, base,
+                               s, i0, i1);
+}
 
-// The same with a small index block held in registers (M entries), or a
-// short strided one (M blocks, their offsets j * stride).  The loop over a
-// period's blocks unrolled: in L1 and L2 alike, 1.3-2.1x the loop above
-// (4, 8 and 16 bytes, 4 to 14 blocks; AMD EPYC VM).  Short strided rows
-// (2 to 12 blocks of 8 bytes, 4 of 4) against the row kernel, 2 and 64
-// KiB: 1.0-1.9x on AVX-512 (one 0.96x), 1.5-3x on AVX2 and the baseline,
-// but 8 floats at a stride of 8 packed 0.87-0.98x there.
-constexpr int kMaxIdxm = 16;
+// A small leaf repeated, as a hand loop moves it: M moves of B bytes at
+// offsets held in registers (Node::elements: an index block's blocks, a
+// short strided block's, or a leaf's runs cut into elements).  The loop
+// over a period's moves unrolled: in L1 and L2 alike, 1.3-2.1x a loop over
+// the index block (4, 8 and 16 bytes, 4 to 14 blocks; AMD EPYC VM).  Short
+// strided rows (2 to 12 blocks of 8 bytes, 4 of 4) against the row kernel,
+// 2 and 64 KiB: 1.0-1.9x on AVX-512 (one 0.96x), 1.5-3x on AVX2 and the
+// baseline, but 8 floats at a stride of 8 packed 0.87-0.98x there.
+constexpr int kMaxElements = 16;
+constexpr int64_t kMaxElementLoop = 64;
 template <bool Pack, int B, int M>
-char *k_vec_idxm_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+char *k_vec_elements(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const int64_t st = n.stride;
-  const Node &c = *n.child;  // an index block, or a strided one
   int64_t d[M];
-  for (int j = 0; j < M; j++) d[j] = c.kind == Kind::Idx ? c.disp[j] : j * c.stride;
+  for (int j = 0; j < M; j++) d[j] = n.elements[j];
   char *p = base + i0 * st;
   int64_t i = i0;
   if constexpr (Pack && (B == 8 || (B == 4 && M <= 8))) {
@@ -1435,7 +1449,7 @@ bool pick_permute([[maybe_unused]] Node &n) {
   if (masked_stores_slow()) return false;
 #endif
   const Node &c = *n.child;
-  // Words with offsets in registers (pick_vec_idx_small: an index block
+  // Words with offsets in registers (pick_elements: an index block
   // or a short strided one) take the permute only where a register holds
   // several instances: two doubles of every 7 unpacked 1.4-1.5x, two
   // pairs of doubles in 80 bytes 1.1-1.8x faster by the moves.
@@ -1576,26 +1590,66 @@ template <bool P, int B> struct VecIdxBlk { static constexpr Kernel f = k_vec_id
 template <bool P, int B> struct IdxBlk { static constexpr Kernel f = k_idx_blk<P, B>; };
 
 
-template <int B, int M>
-bool pick_idxm(int64_t m, Kernel *pk, Kernel *uk) {
-  if constexpr (M > kMaxIdxm) {
-    return false;
-  } else {
-    if (m != M) return pick_idxm<B, M + 1>(m, pk, uk);
-    *pk = k_vec_idxm_blk<true, B, M>, *uk = k_vec_idxm_blk<false, B, M>;
-    return true;
-  }
+template <int B, int M = 2>
+void pick_elements_of(int64_t m, Node &n) {
+  if constexpr (M < kMaxElements)
+    if (m != M) return pick_elements_of<B, M + 1>(m, n);
+  n.pack = k_vec_elements<true, B, M>, n.unpack = k_vec_elements<false, B, M>;
+}
+template <int B>
+void pick_elements_of(Node &n) {
+  const int64_t m = (int64_t)n.elements.size();
+  if (m <= kMaxElements) return pick_elements_of<B>(m, n);
+  n.pack = k_vec_elements_loop<true, B>, n.unpack = k_vec_elements_loop<false, B>;
 }
 
-// Small repeating patterns of 4-, 8- or 16-byte blocks (2..16 a period):
-// an index block or a strided one.
-bool pick_vec_idx_small(const Node &n, Kernel *pk, Kernel *uk) {
-  const Node &in = *n.child;
-  const int64_t b = in.child->count;
-  if (b == 4) return pick_idxm<4, 2>(in.count, pk, uk);
-  if (b == 8) return pick_idxm<8, 2>(in.count, pk, uk);
-  if (b == 16) return pick_idxm<16, 2>(in.count, pk, uk);
-  return false;
+// A small leaf repeated, moved as elements of B bytes (k_vec_elements, or
+// k_vec_elements_loop past kMaxElements): an index or short strided block
+// of 4-, 8- or 16-byte blocks, or runs (an IdxV leaf) of any lengths, B
+// the widest of 16, 8, 4, 2 and 1 bytes dividing all (at least min_b).
+// Runs move so as a hand loop moves them, where the alternatives moved
+// them a run at a time (k_vec_any, k_vec_idxv: a branch on each run's
+// length) or, on AVX2, by permutes (in-process A/B against those,
+// scripts/ab_libraries.py, random patterns, pack / unpack):
+//   LOOM_ISA=avx2 2 KiB 1.29x / 1.50x (byte patterns unpacked 3.3-6.3x,
+//     doubles 1.5-3.5x both ways), 64 KiB 1.18x / 1.34x;
+//   LOOM_ISA=baseline 2 KiB 1.41x / 1.35x;
+//   LOOM_ISA=avx512 (no VBMI) 2 KiB 1.07x / 1.08x, 64 KiB 1.21x / 1.19x;
+//   AVX-512 with VBMI 2 KiB 1.01x / 1.02x (few patterns get here).
+// The loop takes runs of up to 3.5 elements on average: shorts in runs
+// of 4 (9 runs, 36 shorts) unpacked 0.66x as fast as by runs, of 3.3
+// 1.09x; and words where AVX2 has no permute for them (min_b).
+bool pick_elements(Node &n, int64_t min_b = 1) {
+  const Node &c = *n.child;
+  std::vector<int64_t> d, l;  // the leaf's runs
+  if (c.kind == Kind::IdxV) {
+    d = c.disp, l = c.lens;
+  } else if ((c.kind == Kind::Idx || c.kind == Kind::Vec) && c.child->kind == Kind::Block) {
+    const int64_t b = c.child->count;
+    if (b != 4 && b != 8 && b != 16) return false;
+    for (int64_t j = 0; j < c.count; j++)
+      d.push_back(c.kind == Kind::Idx ? c.disp[j] : j * c.stride), l.push_back(b);
+  } else {
+    return false;
+  }
+  int64_t g = 0;
+  for (int64_t x : l) g = std::gcd(g, x);
+  const int64_t B = g % 16 == 0 ? 16 : g % 8 == 0 ? 8 : g % 4 == 0 ? 4 : g % 2 == 0 ? 2 : 1;
+  const int64_t m = c.packed / B;
+  if (B < min_b || m < 2) return false;
+  if (m > kMaxElements && (c.kind != Kind::IdxV || m > kMaxElementLoop || 2 * m > 7 * c.count))
+    return false;
+  n.elements.clear();
+  for (size_t r = 0; r < d.size(); r++)
+    for (int64_t o = 0; o < l[r]; o += B) n.elements.push_back(d[r] + o);
+  switch (B) {
+    case 1: pick_elements_of<1>(n); break;
+    case 2: pick_elements_of<2>(n); break;
+    case 4: pick_elements_of<4>(n); break;
+    case 8: pick_elements_of<8>(n); break;
+    default: pick_elements_of<16>(n);
+  }
+  return true;
 }
 
 template <class T, int K>
@@ -1848,6 +1902,12 @@ void select_base_kernels(Node &n) {
 #endif
         return;
       }
+#if HWY_TARGET == HWY_AVX2
+      // Doubles before permutes, which move 4 a register here: random
+      // double patterns 1.5-3.5x faster so (2 KiB; floats, 8 a register,
+      // 0.75-0.83x at 64 KiB, keep the permutes).
+      if ((c->kind == Kind::Idx || c->kind == Kind::IdxV) && pick_elements(n, 8)) return;
+#endif
       if (pick_permute(n)) {  // a small leaf repeated
         pick_chain(n);
         return;
@@ -1864,8 +1924,7 @@ void select_base_kernels(Node &n) {
           !(small_stride(*c) && c->count >= 16)) {
         if (pick_transpose(n, &n.pack, &n.unpack)) return;
         pick_far<VecVecBlkFar>(n, c->child->count, c->stride);
-        if (!pick_vec_idx_small(n, &n.pack, &n.unpack))
-          BySize<VecVecBlk>::pick(c->child->count, &n.pack, &n.unpack);
+        if (!pick_elements(n)) BySize<VecVecBlk>::pick(c->child->count, &n.pack, &n.unpack);
         return pack_in_pairs(n);
       }
       if (c->kind == Kind::Vec && c->child->kind == Kind::Vec &&
@@ -1877,10 +1936,10 @@ void select_base_kernels(Node &n) {
         return (void)pick_columns(n);
       }
       if (c->kind == Kind::Idx && c->child->kind == Kind::Block) {
-        if (!pick_vec_idx_small(n, &n.pack, &n.unpack))
-          BySize<VecIdxBlk>::pick(c->child->count, &n.pack, &n.unpack);
+        if (!pick_elements(n)) BySize<VecIdxBlk>::pick(c->child->count, &n.pack, &n.unpack);
         return pack_in_pairs(n);
       }
+      if (c->kind == Kind::IdxV && pick_elements(n)) return;
 #if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3
       if (c->kind == Kind::IdxV) {
         n.pack = k_vec_idxv<true>, n.unpack = k_vec_idxv<false>;

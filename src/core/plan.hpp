@@ -43,6 +43,9 @@ struct Node {
   /// the bytes a block), empty otherwise.
   std::vector<int32_t> disp32, lens32;
   std::vector<int64_t> prefix;  // IdxV/Struct: packed bytes before child i
+  /// Vec over a small leaf moved element by element (k_vec_elements): the
+  /// displacements of the leaf's elements in stream order; empty otherwise.
+  std::vector<int64_t> elements;
   NodeP child;                  // Vec/Idx
   std::vector<NodeP> kids;      // Struct
   Kernel pack = nullptr, unpack = nullptr;
