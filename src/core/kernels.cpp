@@ -1616,9 +1616,10 @@ void pick_elements_of(Node &n) {
 //   LOOM_ISA=baseline 2 KiB 1.41x / 1.35x;
 //   LOOM_ISA=avx512 (no VBMI) 2 KiB 1.07x / 1.08x, 64 KiB 1.21x / 1.19x;
 //   AVX-512 with VBMI 2 KiB 1.01x / 1.02x (few patterns get here).
-// The loop takes runs of up to 3.5 elements on average: shorts in runs
-// of 4 (9 runs, 36 shorts) unpacked 0.66x as fast as by runs, of 3.3
-// 1.09x; and words where AVX2 has no permute for them (min_b).
+// Runs of up to 3.5 elements on average: shorts in runs of 4 (9 runs, 36
+// shorts) unpacked 0.66x as fast as by runs, of 3.3 1.09x; runs of 3 and
+// 7 doubles packed 0.57x (64 KiB).  min_b: on AVX2, words that a permute
+// moves faster (floats) are left to it.
 bool pick_elements(Node &n, int64_t min_b = 1) {
   const Node &c = *n.child;
   std::vector<int64_t> d, l;  // the leaf's runs
@@ -1637,7 +1638,7 @@ bool pick_elements(Node &n, int64_t min_b = 1) {
   const int64_t B = g % 16 == 0 ? 16 : g % 8 == 0 ? 8 : g % 4 == 0 ? 4 : g % 2 == 0 ? 2 : 1;
   const int64_t m = c.packed / B;
   if (B < min_b || m < 2) return false;
-  if (m > kMaxElements && (c.kind != Kind::IdxV || m > kMaxElementLoop || 2 * m > 7 * c.count))
+  if (c.kind == Kind::IdxV ? m > kMaxElementLoop || 2 * m > 7 * c.count : m > kMaxElements)
     return false;
   n.elements.clear();
   for (size_t r = 0; r < d.size(); r++)
