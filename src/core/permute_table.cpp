@@ -3,6 +3,8 @@
 #include "permute_table.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <numeric>
 #include <utility>
 #include <vector>
 
@@ -350,6 +352,42 @@ std::shared_ptr<const ChainTable> make_chain_table(const Node &vec, int lane) {
         else t->idx32[step][out] = from;
       }
   t->whole = whole_loads(repeated(one, m, vec.stride), {lo}, 64 * k, m * vec.stride);
+  return t;
+}
+
+std::shared_ptr<const ShufflePieces> make_shuffle_pieces(const Node &vec) {
+  const std::vector<Run> runs = leaf_runs(*vec.child);
+  int64_t g = 0;
+  for (const Run &r : runs) g = std::gcd(g, r.len);
+  if (g == 0 || g % 4 == 0) return nullptr;
+  std::vector<int64_t> src;  // the user byte of each packed byte
+  for (const Run &r : runs)
+    for (int64_t b = 0; b < r.len; b++) src.push_back(r.off + b);
+  const int64_t packed = (int64_t)src.size(), pieces = (packed + 15) / 16;
+  if (pieces < 2 || pieces > ShufflePieces::kMaxPieces) return nullptr;
+  auto t = std::make_shared<ShufflePieces>();
+  t->pieces = (int)pieces, t->packed = packed;
+  std::memset(t->idx, 0x80, sizeof t->idx);
+  std::vector<int64_t> starts;
+  for (int64_t j = 0; j < pieces; j++) {
+    const int64_t lo = 16 * j, hi = std::min(packed, lo + 16);
+    std::vector<int64_t> need(src.begin() + lo, src.begin() + hi), win;
+    std::sort(need.begin(), need.end());
+    for (int64_t o : need)  // the fewest windows: each from its first byte not yet covered
+      if (win.empty() || o >= win.back() + 16) win.push_back(o);
+    if ((int)win.size() > ShufflePieces::kMaxWindows) return nullptr;
+    t->windows = std::max(t->windows, (int)win.size());
+    for (int k = 0; k < ShufflePieces::kMaxWindows; k++)
+      t->at[j][k] = win[std::min<size_t>(k, win.size() - 1)];
+    for (int64_t q = lo; q < hi; q++) {
+      size_t k = 0;
+      while (src[q] >= win[k] + 16) k++;
+      t->idx[j][k][q - lo] = (uint8_t)(src[q] - win[k]);
+    }
+    starts.insert(starts.end(), win.begin(), win.end());
+  }
+  t->whole = whole_loads(runs, starts, 16, vec.stride);
+  if (!t->whole.next) return nullptr;
   return t;
 }
 

@@ -15,6 +15,7 @@ struct Node;
 struct PermuteTable;  // permute_table.hpp
 struct ChunkTable;
 struct ChainTable;
+struct ShufflePieces;
 using NodeP = std::shared_ptr<const Node>;
 
 /// Moves the full children [i0, i1) of one instance of `n` whose origin is
@@ -76,6 +77,9 @@ struct Node {
   /// (and on the latter unpacking) by shuffles of 16 or 32 bytes
   /// (pack_by_shuffle); null otherwise.
   std::shared_ptr<const PermuteTable> shuffle;
+  /// The same for an instance wider than a register, in 16-byte pieces
+  /// (make_shuffle_pieces); null otherwise.
+  std::shared_ptr<const ShufflePieces> shuffle_pieces;
 
   /// Packed bytes of child i (a byte for a Block).
   int64_t child_packed(int64_t i) const {
