@@ -191,14 +191,23 @@ std::shared_ptr<const ChainTable> make_chain_table(const Node &vec, int lane);
 /// 0x80 zeroes the lanes it does not give) and the results or-ed; a piece
 /// stores 16 bytes whole, the next piece or instance writing over what the
 /// last piece's store leaves past its bytes.
+///
+/// Unpacking (AVX-512 without VBMI, which has byte-masked stores), the
+/// same the other way: each 16-byte window of the user's that the typemap
+/// names a byte of (from its first such byte) is a piece, gathered from up
+/// to kMaxWindows 16-byte windows of the instance's packed bytes and
+/// stored under the mask of its named bytes.
 struct ShufflePieces {
   static constexpr int kMaxWindows = 4, kMaxPieces = 8;
   int pieces = 0;
   int windows = 0;                         // per piece, the most any needs
   int64_t packed = 0;                      // packed bytes of an instance
-  int64_t at[kMaxPieces][kMaxWindows];     // window starts from the instance's origin
+  int64_t to[kMaxPieces];                  // a piece's start: in the stream (pack), the user's (unpack)
+  uint16_t named[kMaxPieces] = {};         // unpack: the piece's bytes the typemap names
+  int64_t at[kMaxPieces][kMaxWindows];     // source window starts (the user's or the stream's)
   alignas(16) uint8_t idx[kMaxPieces][kMaxWindows][16];  // a piece's unused windows: all 0x80
-  WholeLoads whole;                        // every window
+  WholeLoads whole;                        // pack: every window
+  int64_t tail = 0;                        // unpack: last instances whose windows pass the stream
 };
 
 /// The pieces of `vec` (a Vec over a small leaf whose instance packs into
@@ -207,5 +216,8 @@ struct ShufflePieces {
 /// are of whole words (4 bytes a run or a multiple: element moves and word
 /// permutes packed random float and double patterns 1.3-2x faster).
 std::shared_ptr<const ShufflePieces> make_shuffle_pieces(const Node &vec);
+/// The unpacking pieces of `vec` (at most kMaxPieces user windows);
+/// nullptr where they do not fit.
+std::shared_ptr<const ShufflePieces> make_shuffle_unpieces(const Node &vec);
 
 }  // namespace loom

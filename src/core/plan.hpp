@@ -80,6 +80,8 @@ struct Node {
   /// The same for an instance wider than a register, in 16-byte pieces
   /// (make_shuffle_pieces); null otherwise.
   std::shared_ptr<const ShufflePieces> shuffle_pieces;
+  /// AVX-512 without VBMI: the same for unpacking (make_shuffle_unpieces).
+  std::shared_ptr<const ShufflePieces> unshuffle_pieces;
 
   /// Packed bytes of child i (a byte for a Block).
   int64_t child_packed(int64_t i) const {
