@@ -1839,6 +1839,17 @@ char *k_vec_shuffle_pack(const Node &n, char *base, char *s, int64_t i0, int64_t
   return n.pack_rest(n, base, s, i0 + k * m, i1);
 }
 
+// Piece j of t from its K windows at `from` (each shuffled, then or-ed).
+template <int K>
+inline __m128i gather_piece(const ShufflePieces &t, int j, const char *from) {
+  __m128i v = _mm_setzero_si128();
+  for (int w = 0; w < K; w++)
+    v = _mm_or_si128(v, _mm_shuffle_epi8(
+                            _mm_loadu_si128(reinterpret_cast<const __m128i *>(from + t.at[j][w])),
+                            _mm_load_si128(reinterpret_cast<const __m128i *>(t.idx[j][w]))));
+  return v;
+}
+
 // Packing by ShufflePieces: NP pieces of K windows each, an instance a
 // step; the instances whose windows may not load whole, and the last of
 // the range where its last piece's store would pass the stream's end, by
@@ -1850,26 +1861,12 @@ char *shuffle_pieces_loop(const Node &n, char *base, char *s, int64_t i0, int64_
   const int64_t k1 = std::min(t.whole.of(steps), sb % 16 ? steps - 1 : steps);
   const char *u = base + i0 * st;
   int64_t k = 0;
-  for (; k < k1; k++, u += st, s += sb) {
-    for (int j = 0; j < NP; j++) {
-      __m128i v = _mm_setzero_si128();
-      for (int w = 0; w < K; w++)
-        v = _mm_or_si128(v, _mm_shuffle_epi8(
-                                _mm_loadu_si128(reinterpret_cast<const __m128i *>(u + t.at[j][w])),
-                                _mm_load_si128(reinterpret_cast<const __m128i *>(t.idx[j][w]))));
-      _mm_storeu_si128(reinterpret_cast<__m128i *>(s + 16 * j), v);
-    }
-  }
+  for (; k < k1; k++, u += st, s += sb)
+    for (int j = 0; j < NP; j++)
+      _mm_storeu_si128(reinterpret_cast<__m128i *>(s + 16 * j), gather_piece<K>(t, j, u));
   return n.pack_rest(n, base, s, i0 + k, i1);
 }
-template <int NP, int K = 1>
-Kernel shuffle_pieces_kernel(int np, int k) {
-  if constexpr (NP < ShufflePieces::kMaxPieces)
-    if (np != NP) return shuffle_pieces_kernel<NP + 1, K>(np, k);
-  if constexpr (K < ShufflePieces::kMaxWindows)
-    if (k != K) return shuffle_pieces_kernel<NP, K + 1>(np, k);
-  return shuffle_pieces_loop<NP, K>;
-}
+template <int NP, int K> struct PackPieces { static constexpr Kernel f = shuffle_pieces_loop<NP, K>; };
 
 #if HWY_TARGET == HWY_AVX3
 // Unpacking by ShufflePieces (make_shuffle_unpieces): each piece gathers a
@@ -1881,27 +1878,25 @@ char *shuffle_unpieces_loop(const Node &n, char *base, char *s, int64_t i0, int6
   const ShufflePieces &t = *n.unshuffle_pieces;
   const int64_t st = n.stride, sb = t.packed, k1 = std::max<int64_t>(0, i1 - i0 - t.tail);
   char *u = base + i0 * st;
-  for (int64_t k = 0; k < k1; k++, u += st, s += sb) {
-    for (int j = 0; j < NP; j++) {
-      __m128i v = _mm_setzero_si128();
-      for (int w = 0; w < K; w++)
-        v = _mm_or_si128(v, _mm_shuffle_epi8(
-                                _mm_loadu_si128(reinterpret_cast<const __m128i *>(s + t.at[j][w])),
-                                _mm_load_si128(reinterpret_cast<const __m128i *>(t.idx[j][w]))));
-      _mm_mask_storeu_epi8(u + t.to[j], (__mmask16)t.named[j], v);
-    }
-  }
+  for (int64_t k = 0; k < k1; k++, u += st, s += sb)
+    for (int j = 0; j < NP; j++)
+      _mm_mask_storeu_epi8(u + t.to[j], (__mmask16)t.named[j], gather_piece<K>(t, j, s));
   return k_vec_any<false>(n, base, s, i0 + k1, i1);
 }
-template <int NP, int K = 1>
-Kernel shuffle_unpieces_kernel(int np, int k) {
+template <int NP, int K> struct UnpackPieces { static constexpr Kernel f = shuffle_unpieces_loop<NP, K>; };
+#endif
+
+// The kernel of np pieces of k windows: Loop<np, k>::f.
+template <template <int, int> class Loop, int NP = 1, int K = 1>
+Kernel pieces_kernel(int np, int k) {
   if constexpr (NP < ShufflePieces::kMaxPieces)
-    if (np != NP) return shuffle_unpieces_kernel<NP + 1, K>(np, k);
+    if (np != NP) return pieces_kernel<Loop, NP + 1, K>(np, k);
   if constexpr (K < ShufflePieces::kMaxWindows)
-    if (k != K) return shuffle_unpieces_kernel<NP, K + 1>(np, k);
-  return shuffle_unpieces_loop<NP, K>;
+    if (k != K) return pieces_kernel<Loop, NP, K + 1>(np, k);
+  return Loop<NP, K>::f;
 }
 
+#if HWY_TARGET == HWY_AVX3
 // Unpacking the same where byte-masked stores exist (AVX-512 without VBMI,
 // whose byte patterns have no lane permute): each step loads its packed
 // bytes masked, shuffles them to their window bytes (pshufb as above) and
@@ -1967,11 +1962,11 @@ void pack_by_shuffle([[maybe_unused]] Node &n) {
     // 2.4-3.3x at 64 KiB (all 1.22x; LOOM_ISA=avx512, in-process A/B).
     n.unshuffle_pieces = make_shuffle_unpieces(n);
     if (n.unshuffle_pieces)
-      n.unpack = shuffle_unpieces_kernel<1>(n.unshuffle_pieces->pieces, n.unshuffle_pieces->windows);
+      n.unpack = pieces_kernel<UnpackPieces>(n.unshuffle_pieces->pieces, n.unshuffle_pieces->windows);
 #endif
     if (!n.shuffle_pieces) return;
     n.pack_rest = n.pack;
-    n.pack = shuffle_pieces_kernel<2>(n.shuffle_pieces->pieces, n.shuffle_pieces->windows);
+    n.pack = pieces_kernel<PackPieces>(n.shuffle_pieces->pieces, n.shuffle_pieces->windows);
     return;
   }
   n.pack_rest = n.pack;
