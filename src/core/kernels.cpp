@@ -1083,8 +1083,9 @@ char *k_idx_permute(const Node &n, char *base, char *s, int64_t i0, int64_t i1) 
 // AVX-512's pieces prefetch nothing (see window_loop).
 constexpr int64_t kChunkAhead = 8;
 
-// f(std::integral_constant<int, NC>()) for NC = chunks (1..kMaxChunks): the
-// piece loops below are unrolled for each count of pieces.
+// f(std::integral_constant<int, NC>()) for NC = chunks (1..kMaxChunks), so
+// that a piece loop unrolls for each count of pieces (AVX2's chunk_loop;
+// AVX-512's window_chunks and shared_steps keep switches, see there).
 template <class F>
 inline char *by_chunks(int chunks, F f) {
   switch (chunks) {
