@@ -410,7 +410,6 @@ std::shared_ptr<const ShufflePieces> make_shuffle_pieces(const Node &vec) {
     std::vector<int64_t> to, from(src.begin() + lo, src.begin() + hi);
     for (int64_t q = lo; q < hi; q++) to.push_back(q - lo);
     if (!gather_piece(*t, (int)j, to, from, starts)) return nullptr;
-    t->to[j] = lo;
   }
   t->whole = whole_loads(runs, starts, 16, vec.stride);
   if (!t->whole.next) return nullptr;

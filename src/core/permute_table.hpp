@@ -202,7 +202,7 @@ struct ShufflePieces {
   int pieces = 0;
   int windows = 0;                         // per piece, the most any needs
   int64_t packed = 0;                      // packed bytes of an instance
-  int64_t to[kMaxPieces];                  // a piece's start: in the stream (pack), the user's (unpack)
+  int64_t to[kMaxPieces] = {};             // unpack: a piece's start in the user's (packing's is 16 j)
   uint16_t named[kMaxPieces] = {};         // unpack: the piece's bytes the typemap names
   int64_t at[kMaxPieces][kMaxWindows];     // source window starts (the user's or the stream's)
   alignas(16) uint8_t idx[kMaxPieces][kMaxWindows][16];  // a piece's unused windows: all 0x80
