@@ -156,13 +156,15 @@ def main():
     ap.add_argument("--seed", type=int, help="pattern seed (default: fresh, printed)")
     ap.add_argument("--patterns", type=int, default=30)
     ap.add_argument("--size", type=int, default=1 << 16, help="packed bytes per pattern")
+    ap.add_argument("--shape", choices=["runs", "blocks"], default="runs",
+                    help="runs: index leaves of up to 16 runs; blocks: one block a stride")
     ap.add_argument("--elem", type=int, choices=[1, 2, 4, 8],
                     help="only patterns of elements of this many bytes")
     a = ap.parse_args()
     old, new = library(a.old), library(a.new)
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1 << 32)
     rng = random.Random(seed)
-    print(f"seed {seed} (rerun: --seed {seed}), {a.patterns} patterns of about {a.size} packed "
+    print(f"seed {seed} (rerun: --seed {seed}), {a.patterns} {a.shape} patterns of about {a.size} packed "
           f"bytes{f' of {a.elem}-byte elements' if a.elem else ''}, load {os.getloadavg()[0]:.2f}; "
           f"{old} -> {new}, a process per pattern and placement, medians of 201 interleaved rounds")
     ratios, differ = [], 0
@@ -178,7 +180,7 @@ def main():
             shutil.copy(lib, os.path.join(tmp, f"lib{i}.so"))
         old, new = os.path.join(tmp, "lib0.so"), os.path.join(tmp, "lib1.so")
         while len(ratios) < a.patterns:
-            es, off, bl, ext, per, n = pattern(rng, a.size)
+            es, off, bl, ext, per, n = pattern(rng, a.size, a.shape)
             if a.elem and es != a.elem:
                 continue
             t, same = [], True  # per placement: old pack, new pack, old unpack, new unpack

@@ -20,6 +20,7 @@ here ticks in 10-20 ns, a fifth of a 2 KiB call.
 
     scripts/pattern_sweep.py                       # a fresh seed, 24 patterns, 1 MiB
     scripts/pattern_sweep.py --seed 7 --size 65536 --patterns 40
+    scripts/pattern_sweep.py --shape blocks        # MPI_Type_vector's blocks
     scripts/pattern_sweep.py --seed 7 --runs 3 --alone --against /tmp/old/build   # a change
     LOOM_ISA=avx2 scripts/pattern_sweep.py --march x86-64-v3   # as on an AVX2-only CPU
 
@@ -136,7 +137,15 @@ void run(int id, int es, loom_prim prim, std::vector<int64_t> off, std::vector<i
 """
 
 
-def pattern(rng, size):
+def pattern(rng, size, shape="runs"):
+    """A random pattern of `shape`: "runs" (an index leaf of up to 16 runs)
+    or "blocks" (one block of 1 to 24 elements at a stride up to twice its
+    length or 8 elements more: MPI_Type_vector's sub-matrices and faces)."""
+    if shape == "blocks":
+        es = rng.choice([1, 2, 4, 4, 8, 8])
+        b = rng.choice([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 20, 24])
+        ext = b + rng.randint(1, min(b, 8))
+        return es, [0], [b], ext, b, max(1, size // (b * es))
     es = rng.choice([1, 2, 4, 4, 8, 8])
     off, bl, pos = [], [], rng.randint(0, 2)
     for j in range(rng.randint(1, 16)):
@@ -181,6 +190,8 @@ def main():
     ap.add_argument("--seed", type=int, help="pattern seed (default: fresh, printed)")
     ap.add_argument("--patterns", type=int, default=24)
     ap.add_argument("--size", type=int, default=1 << 20, help="packed bytes per pattern")
+    ap.add_argument("--shape", choices=["runs", "blocks"], default="runs",
+                    help="runs: index leaves of up to 16 runs; blocks: one block a stride")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--runs", type=int, default=1,
                     help="processes per library, medians per pattern: a pattern's speed moves "
@@ -199,7 +210,7 @@ def main():
     a = ap.parse_args()
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1 << 32)
     rng = random.Random(seed)
-    pats = [pattern(rng, a.size) for _ in range(a.patterns)]
+    pats = [pattern(rng, a.size, a.shape) for _ in range(a.patterns)]
     libs = [os.path.join(b, "src", "core") for b in [a.build] + ([a.against] if a.against else [])]
     for lib in libs:
         if not os.path.exists(os.path.join(lib, "libloom.so")):
@@ -214,7 +225,7 @@ def main():
                         "-I", os.path.join(ROOT, "include"), src, "-o", exe, "-L", libs[0],
                         "-lloom", "-Wl,-rpath," + libs[0]], check=True)
         print(f"seed {seed} (rerun: --seed {seed}), "
-              f"{a.patterns} patterns of about {a.size} packed bytes, load {os.getloadavg()[0]:.2f}, "
+              f"{a.patterns} {a.shape} patterns of about {a.size} packed bytes, load {os.getloadavg()[0]:.2f}, "
               f"hand loops -march={a.march}, kernels {os.environ.get('LOOM_ISA', 'of the CPU')}; "
               f"hand time / Loom time, medians of 61 interleaved runs in each order"
               + (f", then of {a.runs} processes" if a.runs > 1 else "")

@@ -1032,7 +1032,10 @@ inline char *permute_part(const PermuteTable &t, char *s, int64_t r, char *u) {
 template <class Move, class Rest>
 inline char *by_steps(const Node &n, char *base, char *s, int64_t i0, int64_t i1, int64_t m,
                       Move move, Rest rest) {
-  const int64_t st = n.stride, steps = (i1 - i0) / m;
+  // A shift where m is a power of two (every group table's): the
+  // division cost a fifth of a 2 KiB pack's time.
+  const int64_t st = n.stride,
+                steps = (m & (m - 1)) == 0 ? (i1 - i0) >> __builtin_ctzll(m) : (i1 - i0) / m;
   s = move(base + i0 * st, s, steps, m * st);
   const int64_t i = i0 + steps * m;
   return i == i1 ? s : rest(s, i, i1);
@@ -1342,9 +1345,27 @@ char *k_idx_chunks(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 // 14-22 bytes, 2-4 runs: 1.2-1.4x faster).  The instances after the
 // range's last whole group (up to 63 of a 3-byte pattern) take the kernel
 // the groups replaced (pack_rest), in one call, not the child's kernel
-// one instance a call.
+// one instance a call; so do the first few, up to where the stream is at
+// a multiple of 64 bytes: the steps' stores are then whole cache lines
+// (blocks of 3 doubles of every 4 at 64 KiB: 1.2x faster with the stream
+// at a multiple of 64 bytes than 8 to 48 bytes past one, where the groups
+// had been no faster than the moves; Intel Xeon VM).
+//
+// Strided blocks (MPI_Type_vector) of whole words that one move does not
+// take (12, 20-28, 40-60 bytes) pack by groups too, as the vectoriser
+// packs a hand loop's: 64 KiB of random ones 1.14-1.36x faster than by
+// the row of moves, 16 KiB 1.15-1.5x (but 0.93x on one), 4 and 8 KiB
+// 0.7-1.25x, 2 KiB 0.63-0.96x: from L1 the moves are as fast and the
+// groups' first and last instances cost more (in-process A/B, Intel Xeon
+// VM).  So ranges of fewer packed bytes than kBlockGroupsFrom keep the
+// moves.
+constexpr int64_t kBlockGroupsFrom = 16 << 10;
 char *k_vec_groups_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const ChunkTable &t = *n.groups;
+  if (n.child->kind == Kind::Block && (i1 - i0) * n.child->packed < kBlockGroupsFrom)
+    return n.pack_rest(n, base, s, i0, i1);
+  if (const int64_t first = std::min(t.align_first((uintptr_t)s), i1 - i0))
+    s = n.pack_rest(n, base, s, i0, i0 + first), i0 += first;
   return by_steps(
       n, base, s, i0, i1, t.instances,
       [&](char *p, char *out, int64_t steps, int64_t step) {
@@ -1494,6 +1515,12 @@ bool pick_permute([[maybe_unused]] Node &n) {
         auto t = make_permute_table(n, kPermuteWidth, 1, kTwoSource);
         if (t && (t->pair_lanes || t->pairs)) n.permute = t;
       }
+#endif
+#ifdef LOOM_HAVE_TWO_SOURCE
+      // Blocks that one move takes (4, 8, 16, 32, 64 bytes) keep the row:
+      // 8 floats of every 9 packed 0.57x as fast by groups.
+      if (!n.permute && n.kind == Kind::Vec && (c.count & (c.count - 1)) != 0)
+        n.groups = make_group_table(n, 4);  // see k_vec_groups_pack
 #endif
       return false;
     }

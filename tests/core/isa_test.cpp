@@ -251,6 +251,20 @@ std::pair<TypeSpecPtr, int64_t> rising_runs(std::mt19937_64 &rng) {
   return {resized(indexed(bl, disp, prim(kPrims[which])), 0, (end + uni(0, 4)) * size), 40};
 }
 
+// MPI_Type_vector's blocks: one block of 1 to 24 elements of 1, 2, 4 or 8
+// bytes at a stride of up to twice its length or 8 elements more, up to
+// 32 KiB of them (packed a group of instances a step from 16 KiB where
+// their bytes fill whole registers, kernels.cpp k_vec_groups_pack).
+std::pair<TypeSpecPtr, int64_t> strided_blocks(std::mt19937_64 &rng) {
+  auto uni = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  static const loom_prim kPrims[] = {LOOM_BYTE, LOOM_SHORT, LOOM_FLOAT, LOOM_DOUBLE};
+  const int which = (int)uni(0, 3);
+  const int64_t b = uni(1, 24), stride = b + uni(1, std::min<int64_t>(b, 8));
+  return {resized(contig(b, prim(kPrims[which])), 0, stride << which), (32 << 10) / (b << which)};
+}
+
 // `n` trials of the test `what` under every set the CPU runs, each set
 // from the same seed: trial(rng, i, seed) returns "" or what failed (up
 // to three failures a set are reported).
@@ -285,7 +299,9 @@ TEST(Isa, SmallRepeatingPatternsOnEverySet) {
 #endif
   on_every_set("Isa.SmallRepeatingPatternsOnEverySet", n,
                [](std::mt19937_64 &rng, int i, uint64_t seed) {
-                 const auto [spec, most] = i % 4 == 3 ? rising_runs(rng) : small_pattern(rng);
+                 const auto [spec, most] = i % 4 == 3   ? rising_runs(rng)
+                                           : i % 8 == 1 ? strided_blocks(rng)
+                                                        : small_pattern(rng);
                  const int64_t count = std::uniform_int_distribution<int64_t>(1, most)(rng);
                  return trial_error(run_trial(seed + static_cast<uint64_t>(i), spec, count));
                });
@@ -384,6 +400,7 @@ TEST(Isa, SmallRepeatingPatternsTouchOnlyTheirPages) {
                  const bool sparse = i % 4 == 3;
                  const auto [spec, most] = sparse       ? sparse_elements(rng)
                                            : i % 4 == 2 ? rising_runs(rng)
+                                           : i % 8 == 1 ? strided_blocks(rng)
                                                         : small_pattern(rng);
                  const int64_t count =
                      sparse ? most : std::uniform_int_distribution<int64_t>(1, most)(rng);
