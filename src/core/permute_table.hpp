@@ -132,7 +132,8 @@ struct ChunkTable {
   /// lanes, of every piece.
   bool shared = false;
   /// The same pattern's pieces from shared windows, for packing, where
-  /// they are no more than these (make_chunk_table); null otherwise.
+  /// they are no more than these (make_chunk_table, make_group_table);
+  /// null otherwise.
   std::shared_ptr<const ChunkTable> packing;
   /// A group table's steps store whole registers: from a stream address
   /// at a multiple of 64 bytes none of them is split across cache lines.
@@ -167,7 +168,8 @@ std::shared_ptr<const ChunkTable> make_chunk_table(const Node &vec, int width, i
 /// empty (5-7 doubles of a few more; 5 instances of 6 bytes of every 8):
 /// the fewest instances whose packed bytes fill whole registers (at most
 /// kMaxChunks of them), each register one piece from a window of two, as
-/// the vectoriser packs them; nullptr where a piece would not fill its
+/// the vectoriser packs them (from shared windows, `packing`, where those
+/// need no more pieces); nullptr where a piece would not fill its
 /// register.  Registers of 64 bytes.
 std::shared_ptr<const ChunkTable> make_group_table(const Node &vec, int lane);
 
