@@ -1542,9 +1542,12 @@ bool pick_permute([[maybe_unused]] Node &n) {
       }
 #endif
 #ifdef LOOM_HAVE_TWO_SOURCE
-      // Blocks that one move takes (4, 8, 16, 32, 64 bytes) keep the row:
-      // 8 floats of every 9 packed 0.57x as fast by groups.
-      if (!n.permute && n.kind == Kind::Vec && (c.count & (c.count - 1)) != 0)
+      // Blocks that one move takes (16, 32, 64 bytes) keep the row: 8
+      // floats of every 9 packed 0.57x as fast by groups.  But 8 bytes of
+      // every 12 (2 floats of 3, the only 8-byte blocks whose groups fit
+      // windows of two registers that the dense kernels do not take):
+      // 2.0-2.6x faster at 16 KiB, 1.07-1.16x at 64 KiB.
+      if (!n.permute && n.kind == Kind::Vec && ((c.count & (c.count - 1)) != 0 || c.count == 8))
         n.groups = make_group_table(n, 4);  // see k_vec_groups_pack
 #endif
       return false;
