@@ -81,6 +81,7 @@ inline void mv_head_tail(char *user, char *s, int64_t n) {
 // move in two anyway; measured slower as head and tail there).
 constexpr bool kHas32 = HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 ||
                         HWY_TARGET == HWY_AVX3_DL;
+constexpr bool kHas64 = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
 template <bool Pack>
 inline void mv_33_48(char *user, char *s, int64_t n) {
   if constexpr (kHas32) mv_head_tail<Pack, 32, 16>(user, s, n);
@@ -95,7 +96,7 @@ inline void mv_33_48(char *user, char *s, int64_t n) {
 // Intel Xeon VM.)
 template <bool Pack, int B>
 inline void mv_49_128(char *user, char *s, int64_t n) {
-  if constexpr (HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL)
+  if constexpr (kHas64)
     mv_head_tail<Pack, B == -5 ? 32 : 64, B == -7 ? 64 : 32>(user, s, n);
   else mv_chunks<Pack, 16, B == -5 ? 4 : B == -6 ? 6 : 8>(user, s, n);
 }
@@ -226,9 +227,7 @@ constexpr int wide_move() {
   if constexpr (B == -1) return 8;
   if constexpr (B == 12 || B == -2) return 16;
   if constexpr ((B == 24 || B == -3) && kHas32) return 32;
-  if constexpr (B == -5) {
-    if constexpr (HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL) return 64;
-  }
+  if constexpr (B == -5 && kHas64) return 64;
   return 0;
 }
 
