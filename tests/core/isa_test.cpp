@@ -520,7 +520,11 @@ TEST(Isa, StridedOddBlocksReadOnlyTheirPages) {
 // the length, kernels.cpp mv_run), the lengths on both sides of 64 and
 // 128 bytes, some runs abutting (merged); with gaps of up to three pages
 // against inaccessible pages wherever the typemap has no byte
-// (page_exact_trial).  And particle subsets: sorted elements of one or
+// (page_exact_trial).  Long lists of runs no shorter than 8 or 16 bytes
+// (elsewhere moved without a branch on the length by overlapping moves,
+// kernels.cpp k_idxv_clamped; packed on AVX2 by masked loads where the
+// lengths are whole words), their lengths multiples of 1, 4, 8 or 16
+// bytes, near and far.  And particle subsets: sorted elements of one or
 // three doubles, neighbours merged into runs, split into elements where
 // the runs are short (plan.cpp split_short_runs).  Every set against the
 // reference interpreter.
@@ -533,13 +537,16 @@ TEST(Isa, RunsOfMixedLengthsOnEverySet) {
         };
         const int64_t pg = (int64_t)sysconf(_SC_PAGESIZE);
         TypeSpecPtr t;
-        if (i % 3 != 2) {
-          const bool far = i % 3 == 1;
+        if (i % 4 != 2) {
+          const bool far = i % 4 == 1 || (i % 4 == 3 && uni(0, 1));
+          const int64_t unit = i % 4 == 3 ? int64_t(1) << (2 * uni(0, 2)) : 1;  // 1, 4, 16
+          const int64_t shortest = uni(0, 1) ? 8 : 16;
           std::vector<int64_t> bl, d;
           int64_t at = uni(0, 64);
-          for (int64_t r = uni(16, 200); r > 0; --r) {
+          for (int64_t r = i % 4 == 3 ? uni(64, 300) : uni(16, 200); r > 0; --r) {
             const int64_t cls = uni(0, 2);
-            const int64_t len = cls == 0 ? uni(1, 64) : cls == 1 ? uni(65, 128) : uni(129, 400);
+            int64_t len = cls == 0 ? uni(1, 64) : cls == 1 ? uni(65, 128) : uni(129, 400);
+            if (i % 4 == 3) len = std::max(shortest, (len + unit - 1) / unit * unit);
             bl.push_back(len);
             d.push_back(at);
             at += len + (uni(0, 3) == 0 ? 0 : far ? uni(1, 3 * pg) : uni(1, 40));
