@@ -676,10 +676,9 @@ char *k_idxv(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   return idxv<Pack>(n.disp.data(), n.lens.data(), base, s, i0, i1);
 }
 
-#if HWY_TARGET != HWY_AVX3_DL && HWY_TARGET != HWY_AVX3
-// The same without AVX-512's masked moves, for long lists whose runs are
-// C bytes or longer (C = 8 or 16): a run of up to 128 bytes moves without
-// a branch on its length, as 32 / C moves of C bytes at min(k C, n - C)
+#if HWY_TARGET == HWY_AVX2
+// The same on AVX2, for long lists whose runs are C bytes or longer (C =
+// 8 or 16): a run of up to 128 bytes moves without a branch on its length, as 32 / C moves of C bytes at min(k C, n - C)
 // and four of 32 at min(32 k, n - 32), each inside the run, so exact
 // both ways.  Below 32 bytes the 32-byte moves would start before the
 // run: they go to and from a scratch buffer instead (a select, not a
@@ -687,7 +686,8 @@ char *k_idxv(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 // (1 MiB of doubles, runs of 10 on average, lengths in random order) on
 // an AVX2 AMD EPYC VM (Zen 3): unpacked at 0.75-0.77x the hand loop by
 // size classes, 0.86-0.87x so; packed 0.59-0.64x, 0.70x so, and 1.28-
-// 1.30x by the masked loads below (bench pack, Particle q).
+// 1.30x by the masked loads below (bench pack, Particle q).  Not on the
+// baseline, whose 16-byte registers take twice the moves: 0.85x there.
 constexpr int64_t kClampedRuns = 64;
 template <bool Pack, int C>
 inline void mv_run_clamped(char *user, char *s, int64_t n, char *scratch) {
@@ -723,9 +723,7 @@ char *k_idxv_clamped(const Node &n, char *base, char *s, int64_t i0, int64_t i1)
     return idxv_clamped<Pack, C>(n.disp32.data(), n.lens32.data(), base, s, i0, i1);
   return idxv_clamped<Pack, C>(n.disp.data(), n.lens.data(), base, s, i0, i1);
 }
-#endif
 
-#if HWY_TARGET == HWY_AVX2
 // Packing runs of whole 4-byte words: each run's first 128 bytes by four
 // masked loads (a masked-off lane is not read, so never faults) and four
 // whole 32-byte stores, the stores past the run's end landing in the
@@ -2199,18 +2197,16 @@ void select_base_kernels(Node &n) {
       return pack_in_pairs(n);
     case Kind::IdxV:
       n.pack = k_idxv<true>, n.unpack = k_idxv<false>;
-#if HWY_TARGET != HWY_AVX3_DL && HWY_TARGET != HWY_AVX3
+#if HWY_TARGET == HWY_AVX2
       if (n.count >= kClampedRuns) {
         const int64_t shortest = *std::min_element(n.lens.begin(), n.lens.end());
         if (shortest >= 16) n.pack = k_idxv_clamped<true, 16>, n.unpack = k_idxv_clamped<false, 16>;
         else if (shortest >= 8) n.pack = k_idxv_clamped<true, 8>, n.unpack = k_idxv_clamped<false, 8>;
-#if HWY_TARGET == HWY_AVX2
         int64_t g = 0;
         for (int64_t x : n.lens) g = std::gcd(g, x);
         if (g % 4 == 0)
           n.pack = shortest >= 16 ? k_idxv_masked_pack<16>
                    : shortest >= 8 ? k_idxv_masked_pack<8> : k_idxv_masked_pack<0>;
-#endif
       }
 #endif
       return;
