@@ -16,6 +16,7 @@ struct PermuteTable;  // permute_table.hpp
 struct ChunkTable;
 struct ChainTable;
 struct ShufflePieces;
+struct RunMoves;      // run_moves.hpp
 using NodeP = std::shared_ptr<const Node>;
 
 /// Moves the full children [i0, i1) of one instance of `n` whose origin is
@@ -47,6 +48,9 @@ struct Node {
   /// Vec over a small leaf moved element by element (k_vec_elements): the
   /// displacements of the leaf's elements in stream order; empty otherwise.
   std::vector<int64_t> elements;
+  /// Vec over a small leaf unpacked a run at a time by moves of fixed
+  /// widths (k_vec_moves); null otherwise.
+  std::shared_ptr<const RunMoves> moves;
   NodeP child;                  // Vec/Idx
   std::vector<NodeP> kids;      // Struct
   Kernel pack = nullptr, unpack = nullptr;

@@ -1,0 +1,62 @@
+#include "run_moves.hpp"
+
+#include <algorithm>
+
+namespace loom {
+
+std::shared_ptr<const RunMoves> make_run_moves(const Node &vec, int max_moves) {
+  const Node &c = *vec.child;
+  std::vector<std::array<int64_t, 2>> runs;  // user offset, length
+  if (c.kind == Kind::IdxV) {
+    for (int64_t j = 0; j < c.count; j++) runs.push_back({c.disp[j], c.lens[j]});
+  } else if ((c.kind == Kind::Idx || c.kind == Kind::Vec) && c.child->kind == Kind::Block) {
+    if (c.count > max_moves) return nullptr;
+    for (int64_t j = 0; j < c.count; j++)
+      runs.push_back({c.kind == Kind::Idx ? c.disp[j] : j * c.stride, c.child->count});
+  } else {
+    return nullptr;
+  }
+  // Neighbours in memory are one run (an index block's adjacent blocks).
+  std::vector<std::array<int64_t, 2>> merged;
+  for (const auto &r : runs) {
+    if (!merged.empty() && merged.back()[0] + merged.back()[1] == r[0]) merged.back()[1] += r[1];
+    else merged.push_back(r);
+  }
+  // Disjoint runs only: moves in any order then write what the runs in
+  // order would (a receive type's overlapping runs are erroneous, but their
+  // last writer must still win).
+  auto sorted = merged;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t j = 1; j < sorted.size(); j++)
+    if (sorted[j - 1][0] + sorted[j - 1][1] > sorted[j][0]) return nullptr;
+  std::vector<std::array<int64_t, 2>> by_width[RunMoves::kWidths];
+  int64_t q = 0, moves = 0;
+  for (const auto &[u, n] : merged) {
+    auto add = [&](int w, int64_t o) {
+      by_width[w].push_back({u + o, q + o});
+      moves++;
+    };
+    if (n >= 32) {
+      for (int64_t o = 0; o + 32 <= n; o += 32) add(0, o);
+      if (n % 32) add(0, n - 32);
+    } else {
+      int w = 1;
+      while ((32 >> w) > n) w++;
+      add(w, 0);
+      if (n != (32 >> w)) add(w, n - (32 >> w));
+    }
+    q += n;
+    if (moves > max_moves) return nullptr;
+  }
+  auto t = std::make_shared<RunMoves>();
+  for (int w = 0; w < RunMoves::kWidths; w++) {
+    t->count[w] = (int32_t)by_width[w].size();
+    for (const auto &[u, s] : by_width[w]) {
+      if (u < INT32_MIN || u > INT32_MAX || s > INT32_MAX) return nullptr;
+      t->at.push_back({(int32_t)u, (int32_t)s});
+    }
+  }
+  return t;
+}
+
+}  // namespace loom
