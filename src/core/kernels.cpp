@@ -27,6 +27,7 @@
 #include "isa.hpp"
 #include "permute_table.hpp"
 #include "plan.hpp"
+#include "jit_moves.hpp"
 #include "run_moves.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -670,6 +671,12 @@ char *k_vec_moves(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
     moves_of<Pack, 1>(m, k1, p, s);
   }
   return s;
+}
+
+// A small leaf repeated, by its compiled loop (jit_moves.hpp).
+template <bool Pack>
+char *k_vec_jit(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  return (Pack ? n.jit->pack : n.jit->unpack)(base + i0 * n.stride, s, i1 - i0);
 }
 
 template <bool Pack, int B, class D>
@@ -1854,9 +1861,15 @@ bool pick_elements(Node &n, int64_t min_b = 1) {
     default: pick_elements_of<16>(n);
   }
   if constexpr (!kHas64) {
-    if (m > kMaxElements) {
-      auto t = make_run_moves(n, kMaxElementLoop);
-      if (t && (int64_t)t->at.size() < m) n.moves = t, n.unpack = k_vec_moves<false>;
+    auto t = make_run_moves(n, kMaxElementLoop);
+    if (t && m > kMaxElements && (int64_t)t->at.size() < m)
+      n.moves = t, n.unpack = k_vec_moves<false>;
+    if (t) n.jit = jit_moves(*t, n.stride, c.packed, kHas32);
+    if (n.jit) {
+      n.unpack = k_vec_jit<false>;
+      // Not over the element kernel's gathers of up to 8 floats into a
+      // register (4 floats in 40 bytes: 0.83x by the loop).
+      if (!(B == 4 && m <= 8)) n.pack = k_vec_jit<true>;
     }
   }
   return true;

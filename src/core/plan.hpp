@@ -17,6 +17,7 @@ struct ChunkTable;
 struct ChainTable;
 struct ShufflePieces;
 struct RunMoves;      // run_moves.hpp
+struct JitCode;       // jit_moves.hpp
 using NodeP = std::shared_ptr<const Node>;
 
 /// Moves the full children [i0, i1) of one instance of `n` whose origin is
@@ -51,6 +52,8 @@ struct Node {
   /// Vec over a small leaf unpacked a run at a time by moves of fixed
   /// widths (k_vec_moves); null otherwise.
   std::shared_ptr<const RunMoves> moves;
+  /// The same leaf's loops compiled for it (jit_moves.hpp); null otherwise.
+  std::shared_ptr<const JitCode> jit;
   NodeP child;                  // Vec/Idx
   std::vector<NodeP> kids;      // Struct
   Kernel pack = nullptr, unpack = nullptr;

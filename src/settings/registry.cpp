@@ -181,6 +181,13 @@ const std::vector<Spec> &registry() {
        "this CPU runs) or a narrower one for comparisons; a set the CPU "
        "cannot run means auto (`loom info` shows the one in effect)",
        nullptr, 1, auto_then(kIsaNames)},
+      // Read by the engine itself (src/core/jit_moves.cpp), as LOOM_ISA.
+      {Id::jit, "LOOM_JIT", Type::boolean, 1, 1, 0, 1,
+       "small repeating patterns get pack and unpack loops compiled for "
+       "them when their plan is built (machine code with the offsets built "
+       "in, x86-64; docs/architecture.md); off: the table-driven kernels "
+       "only (for systems that forbid executable memory, and comparisons)",
+       nullptr, 1},
   };
   return *specs;
 }

@@ -45,7 +45,8 @@ enum class Id {
   l2l_arena,
   cma,
   threads,
-  isa
+  isa,
+  jit
 };
 
 /// One setting's definition.

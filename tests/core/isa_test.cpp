@@ -291,6 +291,36 @@ std::string trial_error(const TrialResult &r) {
   return "count " + std::to_string(r.count) + "\n  type: " + r.type + "\n  " + r.error;
 }
 
+// Without AVX-512, a small repeating pattern runs loops compiled for it
+// (jit_moves.hpp) on x86-64 unless LOOM_JIT is off (ctest's core.nojit
+// run), and they give the reference interpreter's bytes, in whole calls
+// and in ranges that cut instances (run_trial).
+TEST(Isa, SmallPatternsRunCompiledLoopsUnlessOff) {
+  const char *v = std::getenv("LOOM_JIT");
+  const bool off = v && (std::string(v) == "off" || std::string(v) == "0");
+  OnSet on;
+  for (const std::string &name : runnable()) {
+    ASSERT_TRUE(on.enter({name, -1}));
+    // Runs of 1, 3 and 2 doubles in 13, and of 2, 1, 3 shorts in 11.
+    for (const TypeSpecPtr &leaf :
+         {resized(indexed({1, 3, 2}, {0, 2, 8}, prim(LOOM_DOUBLE)), 0, 13 * 8),
+          resized(indexed({2, 1, 3}, {1, 4, 6}, prim(LOOM_SHORT)), 0, 11 * 2)}) {
+      Type t = committed(leaf);
+      ASSERT_TRUE(t);
+      const bool compiled = loom::plan_for(t.get(), 64).node->jit != nullptr;
+#if defined(__x86_64__)
+      const bool expect = !off && name.rfind("avx512", 0) != 0;
+#else
+      const bool expect = false;
+#endif
+      EXPECT_EQ(compiled, expect) << name << ": " << describe(*leaf);
+      const std::string e = trial_error(run_trial(run_seed("Isa.SmallPatternsRunCompiledLoops"),
+                                                  leaf, 300));
+      EXPECT_EQ(e, "") << name;
+    }
+  }
+}
+
 TEST(Isa, SmallRepeatingPatternsOnEverySet) {
 #ifdef LOOM_TEST_SANITIZED
   const int n = static_cast<int>(50 * test_scale());  // every set, ten times slower

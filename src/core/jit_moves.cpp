@@ -1,0 +1,158 @@
+#include "jit_moves.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#if defined(__x86_64__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
+#include "run_moves.hpp"
+
+namespace loom {
+
+JitCode::~JitCode() {
+#if defined(__x86_64__)
+  if (memory) munmap(memory, bytes);
+#endif
+}
+
+bool jit_enabled() {
+  static const bool on = [] {
+    const char *v = std::getenv("LOOM_JIT");
+    return !(v && (!std::strcmp(v, "0") || !std::strcmp(v, "off") || !std::strcmp(v, "false") ||
+                   !std::strcmp(v, "no")));
+  }();
+  return on;
+}
+
+#if defined(__x86_64__)
+namespace {
+
+// x86-64 encodings, System V arguments: rdi the user's instance, rsi the
+// stream, rdx the count.  Every move goes through rax/eax or xmm0/ymm0
+// (renamed per move, so independent); loads of 1 and 2 bytes zero-extend
+// (movzx), never merging into an older rax.
+constexpr uint8_t kRdi = 7, kRsi = 6;
+
+class Emitter {
+ public:
+  explicit Emitter(bool avx) : avx_(avx) {}
+  std::vector<uint8_t> code;
+
+  void bytes(std::initializer_list<uint8_t> b) { code.insert(code.end(), b); }
+  void imm32(int32_t v) {
+    uint8_t b[4];
+    std::memcpy(b, &v, 4);
+    code.insert(code.end(), b, b + 4);
+  }
+  // ModRM for [base + disp] with register field r: disp8 where it fits.
+  void mem(uint8_t r, uint8_t base, int32_t disp) {
+    if (disp >= -128 && disp <= 127) {
+      bytes({(uint8_t)(0x40 | (r << 3) | base), (uint8_t)(int8_t)disp});
+    } else {
+      bytes({(uint8_t)(0x80 | (r << 3) | base)});
+      imm32(disp);
+    }
+  }
+  // One move of `width` bytes from [from + a] to [to + b].
+  void move(int width, uint8_t from, int32_t a, uint8_t to, int32_t b) {
+    switch (width) {
+      case 1:
+        bytes({0x0F, 0xB6}), mem(0, from, a);  // movzx eax, byte
+        bytes({0x88}), mem(0, to, b);           // mov byte, al
+        break;
+      case 2:
+        bytes({0x0F, 0xB7}), mem(0, from, a);  // movzx eax, word
+        bytes({0x66, 0x89}), mem(0, to, b);     // mov word, ax
+        break;
+      case 4:
+        bytes({0x8B}), mem(0, from, a);  // mov eax, dword
+        bytes({0x89}), mem(0, to, b);
+        break;
+      case 8:
+        bytes({0x48, 0x8B}), mem(0, from, a);  // mov rax, qword
+        bytes({0x48, 0x89}), mem(0, to, b);
+        break;
+      case 16:
+        if (avx_) bytes({0xC5, 0xFA, 0x6F}), mem(0, from, a), bytes({0xC5, 0xFA, 0x7F}), mem(0, to, b);
+        else bytes({0xF3, 0x0F, 0x6F}), mem(0, from, a), bytes({0xF3, 0x0F, 0x7F}), mem(0, to, b);
+        break;
+      default:  // 32
+        if (avx_) {
+          bytes({0xC5, 0xFE, 0x6F}), mem(0, from, a);  // vmovdqu ymm0
+          bytes({0xC5, 0xFE, 0x7F}), mem(0, to, b);
+          ymm_ = true;
+        } else {
+          move(16, from, a, to, b);
+          move(16, from, a + 16, to, b + 16);
+        }
+    }
+  }
+  bool used_ymm() const { return ymm_; }
+
+ private:
+  bool avx_, ymm_ = false;
+};
+
+std::vector<uint8_t> loop_code(const RunMoves &t, int32_t stride, int32_t packed, bool pack,
+                               bool avx) {
+  Emitter e(avx);
+  e.bytes({0xF3, 0x0F, 0x1E, 0xFA});  // endbr64 (a no-op where CET is off)
+  e.bytes({0x48, 0x85, 0xD2});        // test rdx, rdx
+  e.bytes({0x0F, 0x8E});              // jle done
+  const size_t skip = e.code.size();
+  e.imm32(0);
+  const size_t top = e.code.size();
+  size_t k = 0;
+  for (int w = 0; w < RunMoves::kWidths; w++)
+    for (int32_t j = 0; j < t.count[w]; j++, k++) {
+      const int32_t u = t.at[k][0], q = t.at[k][1];
+      if (pack) e.move(32 >> w, kRdi, u, kRsi, q);
+      else e.move(32 >> w, kRsi, q, kRdi, u);
+    }
+  e.bytes({0x48, 0x81, 0xC7}), e.imm32(stride);  // add rdi, stride
+  e.bytes({0x48, 0x81, 0xC6}), e.imm32(packed);  // add rsi, packed
+  e.bytes({0x48, 0xFF, 0xCA});                   // dec rdx
+  e.bytes({0x0F, 0x85});                         // jnz top
+  e.imm32((int32_t)top - (int32_t)(e.code.size() + 4));
+  const int32_t done = (int32_t)(e.code.size() - (skip + 4));
+  std::memcpy(e.code.data() + skip, &done, 4);
+  if (e.used_ymm()) e.bytes({0xC5, 0xF8, 0x77});  // vzeroupper
+  e.bytes({0x48, 0x89, 0xF0});                     // mov rax, rsi
+  e.bytes({0xC3});                                 // ret
+  return e.code;
+}
+
+}  // namespace
+
+std::shared_ptr<const JitCode> jit_moves(const RunMoves &moves, int64_t stride, int64_t packed,
+                                         bool avx) {
+  if (!jit_enabled() || stride < INT32_MIN || stride > INT32_MAX || packed > INT32_MAX)
+    return nullptr;
+  const std::vector<uint8_t> p = loop_code(moves, (int32_t)stride, (int32_t)packed, true, avx),
+                             u = loop_code(moves, (int32_t)stride, (int32_t)packed, false, avx);
+  const size_t page = (size_t)sysconf(_SC_PAGESIZE), at = (p.size() + 63) / 64 * 64;
+  const size_t bytes = (at + u.size() + page - 1) / page * page;
+  void *m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return nullptr;
+  auto code = std::make_shared<JitCode>();
+  code->memory = m, code->bytes = bytes;
+  std::memcpy(m, p.data(), p.size());
+  std::memcpy(static_cast<char *>(m) + at, u.data(), u.size());
+  // Written, then executable, never both (W^X); a system that refuses
+  // executable mappings leaves the table kernels.
+  if (mprotect(m, bytes, PROT_READ | PROT_EXEC) != 0) return nullptr;
+  code->pack = reinterpret_cast<JitLoop>(m);
+  code->unpack = reinterpret_cast<JitLoop>(static_cast<char *>(m) + at);
+  return code;
+}
+#else
+std::shared_ptr<const JitCode> jit_moves(const RunMoves &, int64_t, int64_t, bool) {
+  return nullptr;
+}
+#endif
+
+}  // namespace loom

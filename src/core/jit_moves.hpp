@@ -1,0 +1,44 @@
+// Machine code for a small repeated leaf: the loop a hand-packer writes,
+// its offsets and move widths compiled in when the plan is built.  The
+// kernels without it move a leaf's runs from tables (an offset loaded per
+// move, a loop per width), where a hand loop stores each run with one
+// instruction at a constant offset; on AVX2 and the baseline, which have
+// no masked byte stores to unpack exactly by registers, unpacking random
+// small patterns ran at 0.6-0.7x such a loop (docs/architecture.md,
+// "Kernels compiled for a layout").  x86-64 only; elsewhere, or where the
+// system refuses executable memory, or under LOOM_JIT=off, none is made.
+#pragma once
+#include <cstdint>
+#include <memory>
+
+namespace loom {
+
+struct RunMoves;  // run_moves.hpp
+
+/// Moves `count` instances `stride` bytes apart from the instance at
+/// `user` to the stream at `stream` (pack) or back (unpack); returns the
+/// stream advanced.
+using JitLoop = char *(*)(char *user, char *stream, int64_t count);
+
+/// A leaf's pack and unpack loops, in executable memory owned here.
+struct JitCode {
+  JitLoop pack = nullptr, unpack = nullptr;
+  void *memory = nullptr;
+  size_t bytes = 0;
+  JitCode() = default;
+  JitCode(const JitCode &) = delete;
+  JitCode &operator=(const JitCode &) = delete;
+  ~JitCode();
+};
+
+/// The loops for the moves of one instance of a leaf (RunMoves), instances
+/// `stride` bytes apart and `packed` bytes each in the stream; 32-byte
+/// moves as one AVX move where `avx` (the kernel set has AVX2), else as
+/// two SSE2 ones.  Null where compiling is off or impossible.
+std::shared_ptr<const JitCode> jit_moves(const RunMoves &moves, int64_t stride, int64_t packed,
+                                         bool avx);
+
+/// LOOM_JIT: whether plans compile such loops (read once).
+bool jit_enabled();
+
+}  // namespace loom
