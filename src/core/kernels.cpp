@@ -1875,6 +1875,24 @@ bool pick_elements(Node &n, int64_t min_b = 1) {
   return true;
 }
 
+// A strided loop over any other small child (an index block of more than
+// 16 elements, nested loops, a struct: up to kMaxElementLoop runs) by a
+// loop compiled for it, where the alternatives move it through the
+// child's own kernel an instance at a time (k_vec_any) or by a loop over
+// an offset table (k_vec_idx_blk).  Not with AVX-512 (see pick_elements).
+bool pick_compiled([[maybe_unused]] Node &n) {
+  if constexpr (kHas64) {
+    return false;
+  } else {
+    if (n.kind != Kind::Vec || n.child->kind == Kind::Block) return false;
+    auto t = make_run_moves(n, kMaxElementLoop);
+    if (t) n.jit = jit_moves(*t, n.stride, n.child->packed, kHas32);
+    if (!n.jit) return false;
+    n.pack = k_vec_jit<true>, n.unpack = k_vec_jit<false>;
+    return true;
+  }
+}
+
 template <class T, int K>
 bool set_dense(Node &n) {
   n.pack = k_vec_dense<T, K, true>, n.unpack = k_vec_dense<T, K, false>;
@@ -2235,10 +2253,12 @@ void select_base_kernels(Node &n) {
         return (void)pick_columns(n);
       }
       if (c->kind == Kind::Idx && c->child->kind == Kind::Block) {
-        if (!pick_elements(n)) BySize<VecIdxBlk>::pick(c->child->count, &n.pack, &n.unpack);
+        if (!pick_elements(n) && !pick_compiled(n))
+          BySize<VecIdxBlk>::pick(c->child->count, &n.pack, &n.unpack);
         return pack_in_pairs(n);
       }
       if (c->kind == Kind::IdxV && pick_elements(n)) return;
+      if (pick_compiled(n)) return;
 #if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3
       if (c->kind == Kind::IdxV) {
         n.pack = k_vec_idxv<true>, n.unpack = k_vec_idxv<false>;

@@ -4,18 +4,40 @@
 
 namespace loom {
 
-std::shared_ptr<const RunMoves> make_run_moves(const Node &vec, int max_moves) {
-  const Node &c = *vec.child;
-  std::vector<std::array<int64_t, 2>> runs;  // user offset, length
-  if (c.kind == Kind::IdxV) {
-    for (int64_t j = 0; j < c.count; j++) runs.push_back({c.disp[j], c.lens[j]});
-  } else if ((c.kind == Kind::Idx || c.kind == Kind::Vec) && c.child->kind == Kind::Block) {
-    if (c.count > max_moves) return nullptr;
-    for (int64_t j = 0; j < c.count; j++)
-      runs.push_back({c.kind == Kind::Idx ? c.disp[j] : j * c.stride, c.child->count});
-  } else {
-    return nullptr;
+namespace {
+
+// The runs of one instance of `n` placed at `at`, in stream order; false
+// once there are more than `max`.
+bool runs_of(const Node &n, int64_t at, size_t max, std::vector<std::array<int64_t, 2>> &out) {
+  switch (n.kind) {
+    case Kind::Block:
+      out.push_back({at, n.count});
+      return out.size() <= max;
+    case Kind::IdxV:
+      for (int64_t j = 0; j < n.count; j++)
+        if (out.push_back({at + n.disp[j], n.lens[j]}), out.size() > max) return false;
+      return true;
+    case Kind::Vec:
+      for (int64_t j = 0; j < n.count; j++)
+        if (!runs_of(*n.child, at + j * n.stride, max, out)) return false;
+      return true;
+    case Kind::Idx:
+      for (int64_t j = 0; j < n.count; j++)
+        if (!runs_of(*n.child, at + n.disp[j], max, out)) return false;
+      return true;
+    case Kind::Struct:
+      for (size_t j = 0; j < n.kids.size(); j++)
+        if (!runs_of(*n.kids[j], at + n.disp[j], max, out)) return false;
+      return true;
   }
+  return false;
+}
+
+}  // namespace
+
+std::shared_ptr<const RunMoves> make_run_moves(const Node &vec, int max_moves) {
+  std::vector<std::array<int64_t, 2>> runs;  // user offset, length
+  if (!runs_of(*vec.child, 0, (size_t)max_moves, runs)) return nullptr;
   // Neighbours in memory are one run (an index block's adjacent blocks).
   std::vector<std::array<int64_t, 2>> merged;
   for (const auto &r : runs) {

@@ -27,10 +27,9 @@ struct RunMoves {
   std::vector<std::array<int32_t, 2>> at;
 };
 
-/// The moves of one instance of the leaf `vec.child` (runs of an IdxV, an
-/// index block or a strided block of blocks): null where the leaf has
-/// runs that overlap, an offset past 32 bits, or more than `max_moves`
-/// moves.
+/// The moves of one instance of `vec.child` (any plan of up to
+/// `max_moves` runs): null where its runs overlap, an offset passes 32
+/// bits, or it takes more than `max_moves` moves.
 std::shared_ptr<const RunMoves> make_run_moves(const Node &vec, int max_moves);
 
 }  // namespace loom
