@@ -2,6 +2,10 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <mutex>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #if defined(__x86_64__)
@@ -126,14 +130,10 @@ std::vector<uint8_t> loop_code(const RunMoves &t, int32_t stride, int32_t packed
   return e.code;
 }
 
-}  // namespace
-
-std::shared_ptr<const JitCode> jit_moves(const RunMoves &moves, int64_t stride, int64_t packed,
-                                         bool avx) {
-  if (!jit_enabled() || stride < INT32_MIN || stride > INT32_MAX || packed > INT32_MAX)
-    return nullptr;
-  const std::vector<uint8_t> p = loop_code(moves, (int32_t)stride, (int32_t)packed, true, avx),
-                             u = loop_code(moves, (int32_t)stride, (int32_t)packed, false, avx);
+std::shared_ptr<const JitCode> compile(const RunMoves &moves, int32_t stride, int32_t packed,
+                                       bool avx) {
+  const std::vector<uint8_t> p = loop_code(moves, stride, packed, true, avx),
+                             u = loop_code(moves, stride, packed, false, avx);
   const size_t page = (size_t)sysconf(_SC_PAGESIZE), at = (p.size() + 63) / 64 * 64;
   const size_t bytes = (at + u.size() + page - 1) / page * page;
   void *m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -147,6 +147,42 @@ std::shared_ptr<const JitCode> jit_moves(const RunMoves &moves, int64_t stride, 
   if (mprotect(m, bytes, PROT_READ | PROT_EXEC) != 0) return nullptr;
   code->pack = reinterpret_cast<JitLoop>(m);
   code->unpack = reinterpret_cast<JitLoop>(static_cast<char *>(m) + at);
+  return code;
+}
+
+// Code is shared by every plan node of the same layout: a type sent with
+// many different counts gets a node per count (plan_build.cpp fold_plan,
+// a fresh one per call once its slots are taken), all running one loop,
+// compiled once (a mapping and two system calls) while any of them lives.
+// At most kMaxLayouts live layouts (a mapping each, of the process's
+// vm.max_map_count); past that, the table kernels.
+constexpr size_t kMaxLayouts = 4096;
+
+}  // namespace
+
+std::shared_ptr<const JitCode> jit_moves(const RunMoves &moves, int64_t stride, int64_t packed,
+                                         bool avx) {
+  if (!jit_enabled() || stride < INT32_MIN || stride > INT32_MAX || packed > INT32_MAX)
+    return nullptr;
+  std::string key;
+  auto put = [&key](const void *p, size_t n) { key.append(static_cast<const char *>(p), n); };
+  const int32_t head[3] = {(int32_t)stride, (int32_t)packed, avx};
+  put(head, sizeof head);
+  put(moves.count, sizeof moves.count);
+  put(moves.at.data(), moves.at.size() * sizeof moves.at[0]);
+  static std::mutex mu;
+  static std::unordered_map<std::string, std::weak_ptr<const JitCode>> layouts;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = layouts.find(key);
+  if (it != layouts.end())
+    if (auto code = it->second.lock()) return code;
+  if (layouts.size() >= kMaxLayouts) {
+    for (auto i = layouts.begin(); i != layouts.end();)
+      i = i->second.expired() ? layouts.erase(i) : std::next(i);
+    if (layouts.size() >= kMaxLayouts) return nullptr;
+  }
+  auto code = compile(moves, (int32_t)stride, (int32_t)packed, avx);
+  if (code) layouts[key] = code;
   return code;
 }
 #else

@@ -293,8 +293,9 @@ std::string trial_error(const TrialResult &r) {
 
 // Without AVX-512, a small repeating pattern runs loops compiled for it
 // (jit_moves.hpp) on x86-64 unless LOOM_JIT is off (ctest's core.nojit
-// run), and they give the reference interpreter's bytes, in whole calls
-// and in ranges that cut instances (run_trial).
+// run), one loop per layout whatever the count and the type, and they give
+// the reference interpreter's bytes, in whole calls and in ranges that cut
+// instances (run_trial).
 TEST(Isa, SmallPatternsRunCompiledLoopsUnlessOff) {
   const char *v = std::getenv("LOOM_JIT");
   const bool off = v && (std::string(v) == "off" || std::string(v) == "0");
@@ -314,6 +315,14 @@ TEST(Isa, SmallPatternsRunCompiledLoopsUnlessOff) {
       const bool expect = false;
 #endif
       EXPECT_EQ(compiled, expect) << name << ": " << describe(*leaf);
+      // One loop for every count (a node per count, fold_plan) and for
+      // every type of the same layout: compiled once.
+      Type again = committed(leaf);
+      ASSERT_TRUE(again);
+      const auto *code = loom::plan_for(t.get(), 64).node->jit.get();
+      for (int64_t count : {2, 3, 1000, 12345, 1 << 20})
+        EXPECT_EQ(loom::plan_for(t.get(), count).node->jit.get(), code) << name << ", " << count;
+      EXPECT_EQ(loom::plan_for(again.get(), 77).node->jit.get(), code) << name;
       const std::string e = trial_error(run_trial(run_seed("Isa.SmallPatternsRunCompiledLoops"),
                                                   leaf, 300));
       EXPECT_EQ(e, "") << name;
