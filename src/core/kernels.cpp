@@ -25,9 +25,9 @@
 #include <numeric>
 
 #include "isa.hpp"
+#include "jit_moves.hpp"
 #include "permute_table.hpp"
 #include "plan.hpp"
-#include "jit_moves.hpp"
 #include "run_moves.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -639,8 +639,9 @@ char *k_vec_elements(const Node &n, char *base, char *s, int64_t i0, int64_t i1)
 // A small leaf repeated, a run at a time by fixed-width moves (RunMoves):
 // a loop over each width's moves, whose counts repeat with every instance.
 // Unpacking the leaves of more than kMaxElements elements without AVX-512
-// (pick_elements), where the element loop took a move and a load of its
-// offset per element: random run patterns (in-process A/B, AVX2 on an AMD
+// where no compiled loop takes them (LOOM_JIT=off, or refused; see
+// k_vec_jit), where the element loop took a move and a load of its offset
+// per element: random run patterns (in-process A/B, AVX2 on an AMD
 // EPYC VM, two seeds) unpacked 1.05-1.11x faster at 2 KiB, 1.06-1.12x at
 // 64 KiB, those that take the moves 1.1-1.5x (a few 0.87-0.95x); the
 // baseline 1.07-1.10x.  Not packing (0.75x: the element loop gathers
@@ -723,9 +724,9 @@ char *k_idxv(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 
 #if HWY_TARGET == HWY_AVX2
 // The same on AVX2, for long lists whose runs are C bytes or longer (C =
-// 8 or 16): a run of up to 128 bytes moves without a branch on its length, as 32 / C moves of C bytes at min(k C, n - C)
-// and four of 32 at min(32 k, n - 32), each inside the run, so exact
-// both ways.  Below 32 bytes the 32-byte moves would start before the
+// 8 or 16): a run of up to 128 bytes moves without a branch on its
+// length, as 32 / C moves of C bytes at min(k C, n - C) and four of 32 at
+// min(32 k, n - 32), each inside the run, so exact both ways.  Below 32 bytes the 32-byte moves would start before the
 // run: they go to and from a scratch buffer instead (a select, not a
 // branch).  Longer runs first move 128 bytes a step.  A particle subset
 // (1 MiB of doubles, runs of 10 on average, lengths in random order) on
@@ -1862,14 +1863,14 @@ bool pick_elements(Node &n, int64_t min_b = 1) {
   }
   if constexpr (!kHas64) {
     auto t = make_run_moves(n, kMaxElementLoop);
-    if (t && m > kMaxElements && (int64_t)t->at.size() < m)
-      n.moves = t, n.unpack = k_vec_moves<false>;
     if (t) n.jit = jit_moves(*t, n.stride, c.packed, kHas32);
     if (n.jit) {
       n.unpack = k_vec_jit<false>;
       // Not over the element kernel's gathers of up to 8 floats into a
       // register (4 floats in 40 bytes: 0.83x by the loop).
       if (!(B == 4 && m <= 8)) n.pack = k_vec_jit<true>;
+    } else if (t && m > kMaxElements && (int64_t)t->at.size() < m) {
+      n.moves = t, n.unpack = k_vec_moves<false>;
     }
   }
   return true;
