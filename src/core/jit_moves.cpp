@@ -101,15 +101,23 @@ class Emitter {
   bool avx_, ymm_ = false;
 };
 
+// Strided: instance i at rdi + i * stride.  Indexed: at the origin plus
+// disp[i], the list in rcx (kept in r9, each instance's start in rdi).
 std::vector<uint8_t> loop_code(const RunMoves &t, int32_t stride, int32_t packed, bool pack,
-                               bool avx) {
+                               bool avx, bool indexed) {
   Emitter e(avx);
   e.bytes({0xF3, 0x0F, 0x1E, 0xFA});  // endbr64 (a no-op where CET is off)
   e.bytes({0x48, 0x85, 0xD2});        // test rdx, rdx
   e.bytes({0x0F, 0x8E});              // jle done
   const size_t skip = e.code.size();
   e.imm32(0);
+  if (indexed) e.bytes({0x49, 0x89, 0xF9});  // mov r9, rdi
   const size_t top = e.code.size();
+  if (indexed) {
+    e.bytes({0x48, 0x8B, 0x39});        // mov rdi, [rcx]
+    e.bytes({0x4C, 0x01, 0xCF});        // add rdi, r9
+    e.bytes({0x48, 0x83, 0xC1, 0x08});  // add rcx, 8
+  }
   size_t k = 0;
   for (int w = 0; w < RunMoves::kWidths; w++)
     for (int32_t j = 0; j < t.count[w]; j++, k++) {
@@ -117,7 +125,7 @@ std::vector<uint8_t> loop_code(const RunMoves &t, int32_t stride, int32_t packed
       if (pack) e.move(32 >> w, kRdi, u, kRsi, q);
       else e.move(32 >> w, kRsi, q, kRdi, u);
     }
-  e.bytes({0x48, 0x81, 0xC7}), e.imm32(stride);  // add rdi, stride
+  if (!indexed) e.bytes({0x48, 0x81, 0xC7}), e.imm32(stride);  // add rdi, stride
   e.bytes({0x48, 0x81, 0xC6}), e.imm32(packed);  // add rsi, packed
   e.bytes({0x48, 0xFF, 0xCA});                   // dec rdx
   e.bytes({0x0F, 0x85});                         // jnz top
@@ -131,9 +139,9 @@ std::vector<uint8_t> loop_code(const RunMoves &t, int32_t stride, int32_t packed
 }
 
 std::shared_ptr<const JitCode> compile(const RunMoves &moves, int32_t stride, int32_t packed,
-                                       bool avx) {
-  const std::vector<uint8_t> p = loop_code(moves, stride, packed, true, avx),
-                             u = loop_code(moves, stride, packed, false, avx);
+                                       bool avx, bool indexed) {
+  const std::vector<uint8_t> p = loop_code(moves, stride, packed, true, avx, indexed),
+                             u = loop_code(moves, stride, packed, false, avx, indexed);
   const size_t page = (size_t)sysconf(_SC_PAGESIZE), at = (p.size() + 63) / 64 * 64;
   const size_t bytes = (at + u.size() + page - 1) / page * page;
   void *m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -161,12 +169,13 @@ constexpr size_t kMaxLayouts = 4096;
 }  // namespace
 
 std::shared_ptr<const JitCode> jit_moves(const RunMoves &moves, int64_t stride, int64_t packed,
-                                         bool avx) {
+                                         bool avx, bool indexed) {
+  if (indexed) stride = 0;
   if (!jit_enabled() || stride < INT32_MIN || stride > INT32_MAX || packed > INT32_MAX)
     return nullptr;
   std::string key;
   auto put = [&key](const void *p, size_t n) { key.append(static_cast<const char *>(p), n); };
-  const int32_t head[3] = {(int32_t)stride, (int32_t)packed, avx};
+  const int32_t head[4] = {(int32_t)stride, (int32_t)packed, avx, indexed};
   put(head, sizeof head);
   put(moves.count, sizeof moves.count);
   put(moves.at.data(), moves.at.size() * sizeof moves.at[0]);
@@ -181,12 +190,12 @@ std::shared_ptr<const JitCode> jit_moves(const RunMoves &moves, int64_t stride, 
       i = i->second.expired() ? layouts.erase(i) : std::next(i);
     if (layouts.size() >= kMaxLayouts) return nullptr;
   }
-  auto code = compile(moves, (int32_t)stride, (int32_t)packed, avx);
+  auto code = compile(moves, (int32_t)stride, (int32_t)packed, avx, indexed);
   if (code) layouts[key] = code;
   return code;
 }
 #else
-std::shared_ptr<const JitCode> jit_moves(const RunMoves &, int64_t, int64_t, bool) {
+std::shared_ptr<const JitCode> jit_moves(const RunMoves &, int64_t, int64_t, bool, bool) {
   return nullptr;
 }
 #endif

@@ -15,10 +15,11 @@ namespace loom {
 
 struct RunMoves;  // run_moves.hpp
 
-/// Moves `count` instances `stride` bytes apart from the instance at
-/// `user` to the stream at `stream` (pack) or back (unpack); returns the
-/// stream advanced.
-using JitLoop = char *(*)(char *user, char *stream, int64_t count);
+/// Moves `count` instances to the stream at `stream` (pack) or back
+/// (unpack) and returns the stream advanced: a strided loop's from `user`
+/// on, `stride` bytes apart (`disp` unused), an index loop's at `user` +
+/// disp[i].
+using JitLoop = char *(*)(char *user, char *stream, int64_t count, const int64_t *disp);
 
 /// A leaf's pack and unpack loops, in executable memory owned here.
 struct JitCode {
@@ -32,11 +33,12 @@ struct JitCode {
 };
 
 /// The loops for the moves of one instance of a leaf (RunMoves), instances
-/// `stride` bytes apart and `packed` bytes each in the stream; 32-byte
-/// moves as one AVX move where `avx` (the kernel set has AVX2), else as
-/// two SSE2 ones.  Null where compiling is off or impossible.
+/// `stride` bytes apart (or, `indexed`, at a list of displacements) and
+/// `packed` bytes each in the stream; 32-byte moves as one AVX move where
+/// `avx` (the kernel set has AVX2), else as two SSE2 ones.  Null where
+/// compiling is off or impossible.
 std::shared_ptr<const JitCode> jit_moves(const RunMoves &moves, int64_t stride, int64_t packed,
-                                         bool avx);
+                                         bool avx, bool indexed = false);
 
 /// LOOM_JIT: whether plans compile such loops (read once).
 bool jit_enabled();

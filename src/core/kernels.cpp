@@ -677,7 +677,11 @@ char *k_vec_moves(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 // A small leaf repeated, by its compiled loop (jit_moves.hpp).
 template <bool Pack>
 char *k_vec_jit(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
-  return (Pack ? n.jit->pack : n.jit->unpack)(base + i0 * n.stride, s, i1 - i0);
+  return (Pack ? n.jit->pack : n.jit->unpack)(base + i0 * n.stride, s, i1 - i0, nullptr);
+}
+template <bool Pack>
+char *k_idx_jit(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  return (Pack ? n.jit->pack : n.jit->unpack)(base, s, i1 - i0, n.disp.data() + i0);
 }
 
 template <bool Pack, int B, class D>
@@ -1877,19 +1881,25 @@ bool pick_elements(Node &n, int64_t min_b = 1) {
 }
 
 // A strided loop over any other small child (an index block of more than
-// 16 elements, nested loops, a struct: up to kMaxElementLoop runs) by a
-// loop compiled for it, where the alternatives move it through the
-// child's own kernel an instance at a time (k_vec_any) or by a loop over
-// an offset table (k_vec_idx_blk).  Not with AVX-512 (see pick_elements).
+// 16 elements, nested loops, a struct: up to kMaxElementLoop runs), or an
+// index loop over one, by a loop compiled for it, where the alternatives
+// move it through the child's own kernel an instance at a time
+// (k_vec_any, k_idx_any: 3.3-5.9x slower on 3 runs of doubles or shorts
+// and on a struct's 3 doubles and a float, 2 and 64 KiB) or by a loop
+// over an offset table (k_vec_idx_blk).  Not with AVX-512 (see
+// pick_elements).
 bool pick_compiled([[maybe_unused]] Node &n) {
   if constexpr (kHas64) {
     return false;
   } else {
-    if (n.kind != Kind::Vec || n.child->kind == Kind::Block) return false;
+    if (n.kind == Kind::Struct || n.kind == Kind::IdxV || n.child->kind == Kind::Block)
+      return false;
+    const bool indexed = n.kind == Kind::Idx;
     auto t = make_run_moves(n, kMaxElementLoop);
-    if (t) n.jit = jit_moves(*t, n.stride, n.child->packed, kHas32);
+    if (t) n.jit = jit_moves(*t, n.stride, n.child->packed, kHas32, indexed);
     if (!n.jit) return false;
-    n.pack = k_vec_jit<true>, n.unpack = k_vec_jit<false>;
+    if (indexed) n.pack = k_idx_jit<true>, n.unpack = k_idx_jit<false>;
+    else n.pack = k_vec_jit<true>, n.unpack = k_vec_jit<false>;
     return true;
   }
 }
@@ -2270,7 +2280,7 @@ void select_base_kernels(Node &n) {
       return (void)pick_columns(n);
     case Kind::Idx:
       if (c->kind == Kind::Block) return BySize<IdxBlk>::pick(c->count, &n.pack, &n.unpack);
-      if (pick_permute(n)) return;
+      if (pick_permute(n) || pick_compiled(n)) return;
       n.pack = k_idx_any<true>, n.unpack = k_idx_any<false>;
       return pack_in_pairs(n);
     case Kind::IdxV:
