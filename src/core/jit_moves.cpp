@@ -1,5 +1,6 @@
 #include "jit_moves.hpp"
 
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
@@ -23,11 +24,18 @@ JitCode::~JitCode() {
 #endif
 }
 
+// Off as the settings layer reads a boolean (src/settings/parse.cpp
+// parse_bool: trimmed, any case), which `loom info` and the drop-in check
+// this variable with; the engine does not link that layer.
 bool jit_enabled() {
   static const bool on = [] {
     const char *v = std::getenv("LOOM_JIT");
-    return !(v && (!std::strcmp(v, "0") || !std::strcmp(v, "off") || !std::strcmp(v, "false") ||
-                   !std::strcmp(v, "no")));
+    if (!v) return true;
+    std::string s(v);
+    s.erase(0, s.find_first_not_of(" \t"));
+    s.erase(s.find_last_not_of(" \t") + 1);
+    for (char &c : s) c = (char)std::tolower((unsigned char)c);
+    return !(s == "0" || s == "off" || s == "false" || s == "no");
   }();
   return on;
 }
@@ -81,8 +89,10 @@ class Emitter {
         bytes({0x48, 0x89}), mem(0, to, b);
         break;
       case 16:
-        if (avx_) bytes({0xC5, 0xFA, 0x6F}), mem(0, from, a), bytes({0xC5, 0xFA, 0x7F}), mem(0, to, b);
-        else bytes({0xF3, 0x0F, 0x6F}), mem(0, from, a), bytes({0xF3, 0x0F, 0x7F}), mem(0, to, b);
+        if (avx_) bytes({0xC5, 0xFA, 0x6F}), mem(0, from, a);  // vmovdqu xmm0
+        else bytes({0xF3, 0x0F, 0x6F}), mem(0, from, a);       // movdqu xmm0
+        if (avx_) bytes({0xC5, 0xFA, 0x7F}), mem(0, to, b);
+        else bytes({0xF3, 0x0F, 0x7F}), mem(0, to, b);
         break;
       default:  // 32
         if (avx_) {
