@@ -59,6 +59,8 @@ std::shared_ptr<const RunMoves> make_run_moves(const Node &vec, int max_moves) {
       moves++;
     };
     if (n >= 32) {
+      // Before listing them: a block of a gigabyte would list 2^25.
+      if (moves + n / 32 + 1 > max_moves) return nullptr;
       for (int64_t o = 0; o + 32 <= n; o += 32) add(0, o);
       if (n % 32) add(0, n - 32);
     } else {
