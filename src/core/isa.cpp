@@ -10,10 +10,10 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
-#include <strings.h>
 
 #include "isa_names.hpp"
 #include "loom.h"
+#include "setting_text.hpp"
 
 namespace loom {
 namespace {
@@ -22,15 +22,16 @@ bool runs_here(const KernelSet &k, size_t i, size_t n) {
   return i + 1 == n || (hwy::SupportedTargets() & k.hwy_target) != 0;
 }
 
-// The set called `name` that this CPU runs (nullptr/"auto": the widest);
-// nullptr when there is none by that name here.
+// The set called `name` that this CPU runs (nullptr, empty or "auto": the
+// widest); nullptr when there is none by that name here.  Names are read as
+// the settings layer reads them (trimmed, any case).
 const KernelSet *find(const char *name) {
   size_t n;
   const KernelSet *sets = kernel_sets(&n);
-  const bool any = !name || !*name || strcasecmp(name, "auto") == 0;
+  const std::string want = name ? setting_text(name) : "";
+  const bool any = want.empty() || want == "auto";
   for (size_t i = 0; i < n; ++i)
-    if ((any || strcasecmp(name, sets[i].name) == 0) && runs_here(sets[i], i, n))
-      return &sets[i];
+    if ((any || want == sets[i].name) && runs_here(sets[i], i, n)) return &sets[i];
   return nullptr;
 }
 

@@ -1,6 +1,5 @@
 #include "jit_moves.hpp"
 
-#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
@@ -15,6 +14,7 @@
 #endif
 
 #include "run_moves.hpp"
+#include "setting_text.hpp"
 
 namespace loom {
 
@@ -24,18 +24,15 @@ JitCode::~JitCode() {
 #endif
 }
 
-// Off as the settings layer reads a boolean (src/settings/parse.cpp
-// parse_bool: trimmed, any case), which `loom info` and the drop-in check
-// this variable with; the engine does not link that layer.
+// Off as the settings layer reads a boolean (setting_text.hpp), which
+// `loom info` and the drop-in check this variable with; on when unset or
+// unreadable (the drop-in reports the latter).
 bool jit_enabled() {
   static const bool on = [] {
     const char *v = std::getenv("LOOM_JIT");
-    if (!v) return true;
-    std::string s(v);
-    s.erase(0, s.find_first_not_of(" \t"));
-    s.erase(s.find_last_not_of(" \t") + 1);
-    for (char &c : s) c = (char)std::tolower((unsigned char)c);
-    return !(s == "0" || s == "off" || s == "false" || s == "no");
+    bool b = true;
+    if (v) setting_bool(v, &b);
+    return b;
   }();
   return on;
 }

@@ -1,37 +1,22 @@
 // The syntax every setting shares: booleans, sizes and names.
 #include <cctype>
 
+#include "setting_text.hpp"
 #include "settings.hpp"
 
 namespace loom {
 namespace settings {
 namespace {
 
-std::string trimmed_lower(const std::string &text) {
-  size_t b = 0, e = text.size();
-  while (b < e && std::isspace((unsigned char)text[b])) ++b;
-  while (e > b && std::isspace((unsigned char)text[e - 1])) --e;
-  std::string s = text.substr(b, e - b);
-  for (char &c : s) c = (char)std::tolower((unsigned char)c);
-  return s;
-}
-
 // Suffix letters, each 1024 times the one before.
 constexpr char kSuffixes[] = "kmgt";
 
 }  // namespace
 
-bool parse_bool(const std::string &text, bool *out) {
-  const std::string s = trimmed_lower(text);
-  for (const char *t : {"1", "yes", "on", "true"})
-    if (s == t) return *out = true, true;
-  for (const char *f : {"0", "no", "off", "false"})
-    if (s == f) return *out = false, true;
-  return false;
-}
+bool parse_bool(const std::string &text, bool *out) { return setting_bool(text, out); }
 
 bool parse_size(const std::string &text, int64_t unit, int64_t *out) {
-  const std::string s = trimmed_lower(text);
+  const std::string s = setting_text(text);
   size_t i = 0;
   int64_t n = 0;
   for (; i < s.size() && std::isdigit((unsigned char)s[i]); ++i)
@@ -53,7 +38,7 @@ bool parse_size(const std::string &text, int64_t unit, int64_t *out) {
 }
 
 bool parse_choice(const std::string &text, const std::string &name) {
-  return trimmed_lower(text) == trimmed_lower(name);
+  return setting_is(text, name);
 }
 
 std::string format(const Spec &s, int64_t value) {

@@ -24,6 +24,7 @@
 #include "loom.h"
 #include "loom_handle.hpp"
 #include "run_seed.hpp"
+#include "setting_text.hpp"
 #include "test_env.hpp"
 #include "type.hpp"
 
@@ -116,6 +117,18 @@ TEST(Isa, UnknownOrUnsupportedNamesChangeNothing) {
   }
   EXPECT_EQ(loom_set_isa(before.c_str()), LOOM_OK);
   EXPECT_EQ(std::string(loom_isa()), before);
+}
+
+// Names are read as the settings layer reads them (`loom info` and the
+// drop-in validate LOOM_ISA with it): trimmed, any case.
+TEST(Isa, NamesAreReadAsSettingsAre) {
+  const std::string before = loom_isa();
+  EXPECT_EQ(loom_set_isa(" Baseline\t"), LOOM_OK);
+  EXPECT_EQ(std::string(loom_isa()), "baseline");
+  EXPECT_EQ(loom_set_isa(" AUTO "), LOOM_OK);
+  EXPECT_EQ(std::string(loom_isa()), runnable().front());
+  EXPECT_EQ(loom_set_isa("base line"), LOOM_ERR_ARG);
+  EXPECT_EQ(loom_set_isa(before.c_str()), LOOM_OK);
 }
 
 // Random trees built under each set in turn (a type's kernels are chosen
@@ -298,7 +311,9 @@ std::string trial_error(const TrialResult &r) {
 // instances (run_trial).
 TEST(Isa, SmallPatternsRunCompiledLoopsUnlessOff) {
   const char *v = std::getenv("LOOM_JIT");
-  const bool off = v && (std::string(v) == "off" || std::string(v) == "0");
+  bool on_here = true;
+  if (v) loom::setting_bool(v, &on_here);
+  const bool off = !on_here;
   OnSet on;
   for (const std::string &name : runnable()) {
     ASSERT_TRUE(on.enter({name, -1}));
