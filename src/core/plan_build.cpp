@@ -88,7 +88,13 @@ PlanRef fold_plan(const loom_type_s *t, int64_t count) {
   for (const auto &f : t->folds)
     if (f.count.load(std::memory_order_acquire) == count)
       return {f.plan.load(std::memory_order_relaxed), nullptr};
+  {
+    std::lock_guard<std::mutex> lock(t->fold_mu);
+    if (NodeP n = t->recent_folds.find(count)) return {n.get(), std::move(n)};
+  }
+  // Built outside the lock: choosing kernels takes a microsecond or more.
   NodeP n = mk_vec(count, t->extent(), p);
+  NodeP replaced;
   std::lock_guard<std::mutex> lock(t->fold_mu);
   for (auto &f : t->folds) {
     int64_t c = f.count.load(std::memory_order_relaxed);
@@ -100,6 +106,9 @@ PlanRef fold_plan(const loom_type_s *t, int64_t count) {
       return {n.get(), nullptr};
     }
   }
-  return {n.get(), std::move(n)};  // every slot taken: this call owns it
+  // Every slot taken: kept with the recent counts (unless another thread
+  // kept one for this count meanwhile; this call uses its own).
+  if (!t->recent_folds.find(count)) replaced = t->recent_folds.add(count, n);
+  return {n.get(), std::move(n)};
 }
 }  // namespace loom

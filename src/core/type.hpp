@@ -10,9 +10,9 @@
 #include <mutex>
 #include <vector>
 
+#include "recent_plans.hpp"
+
 namespace loom {
-struct Node;
-using NodeP = std::shared_ptr<const Node>;
 
 /// Static facts about one primitive kind.
 struct PrimInfo {
@@ -65,6 +65,8 @@ struct loom_type_s {
   mutable Fold folds[kFoldSlots];
   mutable std::mutex fold_mu;
   mutable std::vector<loom::NodeP> fold_owners;
+  // Past the slots: the counts last used (fold_mu guards it).
+  mutable loom::RecentPlans recent_folds;
 
   ~loom_type_s();
   int64_t extent() const { return ub - lb; }
