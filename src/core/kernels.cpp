@@ -1837,27 +1837,25 @@ void pick_elements_of(Node &n) {
 // moves faster (floats) are left to it.
 bool pick_elements(Node &n, int64_t min_b = 1) {
   const Node &c = *n.child;
-  std::vector<int64_t> d, l;  // the leaf's runs
-  if (c.kind == Kind::IdxV) {
-    d = c.disp, l = c.lens;
-  } else if ((c.kind == Kind::Idx || c.kind == Kind::Vec) && c.child->kind == Kind::Block) {
+  if (c.kind != Kind::IdxV) {
+    if ((c.kind != Kind::Idx && c.kind != Kind::Vec) || c.child->kind != Kind::Block) return false;
     const int64_t b = c.child->count;
     if (b != 4 && b != 8 && b != 16) return false;
-    for (int64_t j = 0; j < c.count; j++)
-      d.push_back(c.kind == Kind::Idx ? c.disp[j] : j * c.stride), l.push_back(b);
-  } else {
-    return false;
   }
+  // More runs than either limit below allows elements: not listed whole
+  // (a row of a million elements).
+  std::vector<Run> runs;  // the leaf's
+  if (!runs_of(c, 0, (size_t)kMaxElementLoop, runs)) return false;
   int64_t g = 0;
-  for (int64_t x : l) g = std::gcd(g, x);
+  for (const Run &r : runs) g = std::gcd(g, r.len);
   const int64_t B = g % 16 == 0 ? 16 : g % 8 == 0 ? 8 : g % 4 == 0 ? 4 : g % 2 == 0 ? 2 : 1;
   const int64_t m = c.packed / B;
   if (B < min_b || m < 2) return false;
   if (c.kind == Kind::IdxV ? m > kMaxElementLoop || 2 * m > 7 * c.count : m > kMaxElements)
     return false;
   n.elements.clear();
-  for (size_t r = 0; r < d.size(); r++)
-    for (int64_t o = 0; o < l[r]; o += B) n.elements.push_back(d[r] + o);
+  for (const Run &r : runs)
+    for (int64_t o = 0; o < r.len; o += B) n.elements.push_back(r.off + o);
   switch (B) {
     case 1: pick_elements_of<1>(n); break;
     case 2: pick_elements_of<2>(n); break;

@@ -14,10 +14,6 @@
 namespace loom {
 namespace {
 
-struct Run {
-  int64_t off, len;
-};
-
 // Whether n places something at displacements of its own (an index loop,
 // mixed runs, a struct) at any level: the nests the row kernels, which
 // take strided loops of blocks, do not cover.
@@ -26,31 +22,7 @@ bool irregular(const Node &n) {
   return n.kind == Kind::Vec && irregular(*n.child);
 }
 
-// Appends the runs of one instance of n at `at`, in typemap order; false
-// once there are more than kMaxRuns.
 constexpr size_t kMaxRuns = 64;
-bool append_runs(const Node &n, int64_t at, std::vector<Run> &r) {
-  switch (n.kind) {
-    case Kind::Block: r.push_back({at, n.count}); break;
-    case Kind::IdxV:
-      for (size_t i = 0; i < n.disp.size() && r.size() <= kMaxRuns; i++)
-        r.push_back({at + n.disp[i], n.lens[i]});
-      break;
-    case Kind::Vec:
-      for (int64_t i = 0; i < n.count; i++)
-        if (!append_runs(*n.child, at + i * n.stride, r)) return false;
-      break;
-    case Kind::Idx:
-      for (int64_t d : n.disp)
-        if (!append_runs(*n.child, at + d, r)) return false;
-      break;
-    case Kind::Struct:
-      for (size_t i = 0; i < n.kids.size(); i++)
-        if (!append_runs(*n.kids[i], at + n.disp[i], r)) return false;
-      break;
-  }
-  return r.size() <= kMaxRuns;
-}
 
 // One instance's runs in typemap order; empty for children that are not a
 // small leaf (a block, a vector of blocks, an index block, mixed runs) or
@@ -62,7 +34,7 @@ std::vector<Run> leaf_runs(const Node &c) {
     r.push_back({0, c.count});
   } else if (c.kind == Kind::Vec && c.child->kind == Kind::Block && c.count <= 64) {
     for (int64_t i = 0; i < c.count; i++) r.push_back({i * c.stride, c.child->count});
-  } else if (irregular(c) && !append_runs(c, 0, r)) {
+  } else if (irregular(c) && !runs_of(c, 0, kMaxRuns, r)) {
     r.clear();
   }
   return r;

@@ -136,6 +136,31 @@ int64_t plan_runs(const Node *n) {
   return r;
 }
 
+bool runs_of(const Node &n, int64_t at, size_t max, std::vector<Run> &out) {
+  switch (n.kind) {
+    case Kind::Block:
+      out.push_back({at, n.count});
+      break;
+    case Kind::IdxV:
+      for (int64_t j = 0; j < n.count && out.size() <= max; j++)
+        out.push_back({at + n.disp[j], n.lens[j]});
+      break;
+    case Kind::Vec:
+      for (int64_t j = 0; j < n.count; j++)
+        if (!runs_of(*n.child, at + j * n.stride, max, out)) return false;
+      break;
+    case Kind::Idx:
+      for (int64_t j = 0; j < n.count; j++)
+        if (!runs_of(*n.child, at + n.disp[j], max, out)) return false;
+      break;
+    case Kind::Struct:
+      for (size_t j = 0; j < n.kids.size(); j++)
+        if (!runs_of(*n.kids[j], at + n.disp[j], max, out)) return false;
+      break;
+  }
+  return out.size() <= max;
+}
+
 NodeP shifted(const NodeP &n, int64_t delta) {
   if (!n || delta == 0) return n;
   auto c = std::make_shared<Node>(*n);

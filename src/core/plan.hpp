@@ -113,6 +113,14 @@ NodeP shifted(const NodeP &n, int64_t delta);
 /// Contiguous runs one instance of `n` moves (saturating; 0 for nullptr).
 int64_t plan_runs(const Node *n);
 
+/// `len` bytes at `off`.
+struct Run {
+  int64_t off, len;
+};
+/// Appends the runs of one instance of `n` placed at `at`, in typemap
+/// order (neighbours not merged); false once `out` holds more than `max`.
+bool runs_of(const Node &n, int64_t at, size_t max, std::vector<Run> &out);
+
 /// One-line readable form, e.g. "vec(1024,+8,blk4)".
 std::string plan_string(const Node *n);
 

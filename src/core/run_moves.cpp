@@ -4,53 +4,22 @@
 
 namespace loom {
 
-namespace {
-
-// The runs of one instance of `n` placed at `at`, in stream order; false
-// once there are more than `max`.
-bool runs_of(const Node &n, int64_t at, size_t max, std::vector<std::array<int64_t, 2>> &out) {
-  switch (n.kind) {
-    case Kind::Block:
-      out.push_back({at, n.count});
-      return out.size() <= max;
-    case Kind::IdxV:
-      for (int64_t j = 0; j < n.count; j++)
-        if (out.push_back({at + n.disp[j], n.lens[j]}), out.size() > max) return false;
-      return true;
-    case Kind::Vec:
-      for (int64_t j = 0; j < n.count; j++)
-        if (!runs_of(*n.child, at + j * n.stride, max, out)) return false;
-      return true;
-    case Kind::Idx:
-      for (int64_t j = 0; j < n.count; j++)
-        if (!runs_of(*n.child, at + n.disp[j], max, out)) return false;
-      return true;
-    case Kind::Struct:
-      for (size_t j = 0; j < n.kids.size(); j++)
-        if (!runs_of(*n.kids[j], at + n.disp[j], max, out)) return false;
-      return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 std::shared_ptr<const RunMoves> make_run_moves(const Node &vec, int max_moves) {
-  std::vector<std::array<int64_t, 2>> runs;  // user offset, length
+  std::vector<Run> runs;
   if (!runs_of(*vec.child, 0, (size_t)max_moves, runs)) return nullptr;
   // Neighbours in memory are one run (an index block's adjacent blocks).
-  std::vector<std::array<int64_t, 2>> merged;
-  for (const auto &r : runs) {
-    if (!merged.empty() && merged.back()[0] + merged.back()[1] == r[0]) merged.back()[1] += r[1];
+  std::vector<Run> merged;
+  for (const Run &r : runs) {
+    if (!merged.empty() && merged.back().off + merged.back().len == r.off) merged.back().len += r.len;
     else merged.push_back(r);
   }
   // Disjoint runs only: moves in any order then write what the runs in
   // order would (a receive type's overlapping runs are erroneous, but their
   // last writer must still win).
   auto sorted = merged;
-  std::sort(sorted.begin(), sorted.end());
+  std::sort(sorted.begin(), sorted.end(), [](const Run &a, const Run &b) { return a.off < b.off; });
   for (size_t j = 1; j < sorted.size(); j++)
-    if (sorted[j - 1][0] + sorted[j - 1][1] > sorted[j][0]) return nullptr;
+    if (sorted[j - 1].off + sorted[j - 1].len > sorted[j].off) return nullptr;
   std::vector<std::array<int64_t, 2>> by_width[RunMoves::kWidths];
   int64_t q = 0, moves = 0;
   for (const auto &[u, n] : merged) {
