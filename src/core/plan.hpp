@@ -49,6 +49,11 @@ struct Node {
   /// Vec over a small leaf moved element by element (k_vec_elements): the
   /// displacements of the leaf's elements in stream order; empty otherwise.
   std::vector<int64_t> elements;
+  /// IdxV of many short runs, without AVX-512: where each run's element
+  /// (the gcd of their lengths, 4, 8 or 16 bytes) starts, in stream
+  /// order, for the kernels that move element by element
+  /// (pick_run_elements); empty otherwise.
+  std::vector<int32_t> elements32;
   /// Vec over a small leaf unpacked a run at a time by moves of fixed
   /// widths (k_vec_moves); null otherwise.
   std::shared_ptr<const RunMoves> moves;
