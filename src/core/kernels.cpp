@@ -1932,11 +1932,12 @@ bool pick_dense(Node &n, int64_t k) {
   }
 }
 
-// Vec over 4- or 8-byte blocks 2-4 elements apart: the vectorised kernels.
+// Vec over 1-, 2-, 4- or 8-byte blocks 2-4 elements apart: the
+// vectorised kernels.
 bool small_stride(const Node &n) {
   if (n.kind != Kind::Vec || n.child->kind != Kind::Block) return false;
   const int64_t b = n.child->count;
-  return (b == 4 || b == 8) && n.stride > 0 && n.stride % b == 0 &&
+  return (b == 1 || b == 2 || b == 4 || b == 8) && n.stride > 0 && n.stride % b == 0 &&
          n.stride / b >= 2 && n.stride / b <= 4;
 }
 
@@ -2174,6 +2175,11 @@ void pack_by_shuffle([[maybe_unused]] Node &n) {
   // kernel itself as its rest.
   if (n.kind != Kind::Vec || n.permute || n.chunks || n.chain || n.groups || small_stride(n))
     return;
+  // Blocks of 4 or 8 bytes k_vec_blk gathers 8 a step, as the vectoriser
+  // does: shuffles only where a window holds 4 or more (every fifth float,
+  // two a window, packed 0.47x the hand loop by shuffles, 0.89x gathered;
+  // 4 bytes of every 5, six a window, 0.76-0.78x gathered).
+  const bool gathered = n.child->kind == Kind::Block && (n.child->count == 4 || n.child->count == 8);
   auto usable = [&](int width) {
     // Shuffles pay wherever they replace two moves or more: 3 runs of
     // shorts in 28 bytes (12 packed) at 2 KiB, LOOM_ISA=avx512: 618 ns
@@ -2187,6 +2193,7 @@ void pack_by_shuffle([[maybe_unused]] Node &n) {
   auto narrow = usable(16), wide = usable(32);
   const bool w32 = wide && (!narrow || wide->per_vector > narrow->per_vector);
   n.shuffle = w32 ? wide : narrow;
+  if (gathered && (!n.shuffle || n.shuffle->per_vector < 4)) return (void)(n.shuffle = nullptr);
   if (!n.shuffle) {
     // Wider instances in pieces of 16 bytes: random byte and short
     // patterns (LOOM_ISA=avx2, in-process A/B against the moves) packed
@@ -2275,6 +2282,14 @@ void select_base_kernels(Node &n) {
     case Kind::Vec:
       if (small_stride(n)) {
         const int64_t b = c->count;
+        if (b < 4) {
+          // Bytes and shorts: packed as a hand loop is vectorised (every
+          // other byte: two loads, masks, one pack), unpacked a block a
+          // move (the loop's stores, as the compiler leaves them).
+          (b == 1 ? pick_dense<uint8_t> : pick_dense<uint16_t>)(n, n.stride / b);
+          n.unpack = b == 1 ? k_vec_blk<false, 1> : k_vec_blk<false, 2>;
+          return;
+        }
         (b == 4 ? pick_dense<uint32_t> : pick_dense<uint64_t>)(n, n.stride / b);
         // Scattering 8-byte elements, the vectoriser's shuffles and
         // extracts (AVX2, AVX-512) lost to plain moves: 0.55-0.8x in cache,
