@@ -1893,7 +1893,8 @@ bool pick_elements(Node &n, int64_t min_b = 1) {
 }
 
 // A strided loop over any other small child (an index block of more than
-// 16 elements, nested loops, a struct: up to kMaxElementLoop runs), or an
+// 16 elements, nested loops, a struct, a long block: up to kMaxElementLoop
+// moves), or an
 // index loop over one, by a loop compiled for it, where the alternatives
 // move it through the child's own kernel an instance at a time
 // (k_vec_any, k_idx_any: 3.3-5.9x slower on 3 runs of doubles or shorts
@@ -1904,8 +1905,7 @@ bool pick_compiled([[maybe_unused]] Node &n) {
   if constexpr (kHas64) {
     return false;
   } else {
-    if (n.kind == Kind::Struct || n.kind == Kind::IdxV || n.child->kind == Kind::Block)
-      return false;
+    if (n.kind == Kind::Struct || n.kind == Kind::IdxV) return false;
     const bool indexed = n.kind == Kind::Idx;
     auto t = make_run_moves(n, kMaxElementLoop);
     if (t) n.jit = jit_moves(*t, n.stride, n.child->packed, kHas32, indexed);
@@ -2320,6 +2320,15 @@ void select_base_kernels(Node &n) {
       if (c->kind == Kind::Block) {
         pick_far<VecBlkFar>(n, c->count, n.stride);
         BySize<VecBlk>::pick(c->count, &n.pack, &n.unpack);
+        // Blocks of more than 48 bytes of no fixed size (a row of a
+        // submatrix) by the compiled loop, each block's moves fixed as the
+        // compiler inlines a memcpy of a constant length: MPI_Type_vector
+        // rows of 49-1040 bytes, random strides, 1.1-2.2x at 2 KiB, 1.0-
+        // 1.5x at 64 KiB (in-process A/B, AVX2 AMD EPYC VM); blocks of 64
+        // (two moves already) 0.87-0.90x, of 33-48 0.8-0.9x so.  Not on
+        // the baseline, whose 16-byte moves double the count: 0.62-0.96x
+        // there for blocks of 256-1040 bytes.
+        if (kHas32 && c->count > 48 && size_class(c->count) <= 0 && pick_compiled(n)) return;
         pack_in_pairs(n);
         pick_chain(n);
         return;
