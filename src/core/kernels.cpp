@@ -2320,15 +2320,19 @@ void select_base_kernels(Node &n) {
       if (c->kind == Kind::Block) {
         pick_far<VecBlkFar>(n, c->count, n.stride);
         BySize<VecBlk>::pick(c->count, &n.pack, &n.unpack);
-        // Blocks of more than 48 bytes of no fixed size (a row of a
-        // submatrix) by the compiled loop, each block's moves fixed as the
-        // compiler inlines a memcpy of a constant length: MPI_Type_vector
-        // rows of 49-1040 bytes, random strides, 1.1-2.2x at 2 KiB, 1.0-
-        // 1.5x at 64 KiB (in-process A/B, AVX2 AMD EPYC VM); blocks of 64
-        // (two moves already) 0.87-0.90x, of 33-48 0.8-0.9x so.  Not on
-        // the baseline, whose 16-byte moves double the count: 0.62-0.96x
-        // there for blocks of 256-1040 bytes.
-        if (kHas32 && c->count > 48 && size_class(c->count) <= 0 && pick_compiled(n)) return;
+        // Blocks of 49-256 bytes of no fixed size (a row of a submatrix)
+        // by the compiled loop, each block's moves fixed as the compiler
+        // inlines a memcpy of a constant length: MPI_Type_vector rows of
+        // 49-232 bytes, random strides, 1.1-2.2x at 2 KiB, 1.0-1.5x at 64
+        // KiB (in-process A/B, AVX2 AMD EPYC VM); blocks of 64 (two moves
+        // already) 0.87-0.90x, of 33-48 0.8-0.9x so.  Longer blocks gain
+        // less (504-1040 bytes: 1.1-1.3x in L1, 1.0x beyond) and lost
+        // where each is a TLB miss (a cube's XZ face, 1 KiB blocks 256 KiB
+        // apart, 0.9x).  Not on the baseline, whose 16-byte moves double
+        // the count: 0.62-0.96x there for blocks of 256-1040 bytes.
+        if (kHas32 && c->count > 48 && c->count <= 256 && size_class(c->count) <= 0 &&
+            pick_compiled(n))
+          return;
         pack_in_pairs(n);
         pick_chain(n);
         return;
