@@ -1932,13 +1932,15 @@ bool pick_dense(Node &n, int64_t k) {
   }
 }
 
-// Vec over 1-, 2-, 4- or 8-byte blocks 2-4 elements apart: the
-// vectorised kernels.
+// Vec over 4- or 8-byte blocks 2-4 elements apart: the vectorised
+// kernels; without AVX-512 also 1- and 2-byte ones (AVX-512 packs those
+// by its byte permutes and shuffles, measured against other kernels, not
+// against these).
 bool small_stride(const Node &n) {
   if (n.kind != Kind::Vec || n.child->kind != Kind::Block) return false;
   const int64_t b = n.child->count;
-  return (b == 1 || b == 2 || b == 4 || b == 8) && n.stride > 0 && n.stride % b == 0 &&
-         n.stride / b >= 2 && n.stride / b <= 4;
+  return (b == 4 || b == 8 || (!kHas64 && (b == 1 || b == 2))) && n.stride > 0 &&
+         n.stride % b == 0 && n.stride / b >= 2 && n.stride / b <= 4;
 }
 
 // A transpose of one level (k_vec_columns, k_vec_vec_tile_unpack): K
@@ -2176,10 +2178,12 @@ void pack_by_shuffle([[maybe_unused]] Node &n) {
   if (n.kind != Kind::Vec || n.permute || n.chunks || n.chain || n.groups || small_stride(n))
     return;
   // Blocks of 4 or 8 bytes k_vec_blk gathers 8 a step, as the vectoriser
-  // does: shuffles only where a window holds 4 or more (every fifth float,
-  // two a window, packed 0.47x the hand loop by shuffles, 0.89x gathered;
-  // 4 bytes of every 5, six a window, 0.76-0.78x gathered).
-  const bool gathered = n.child->kind == Kind::Block && (n.child->count == 4 || n.child->count == 8);
+  // does: on AVX2 shuffles only where a window holds 4 or more (every
+  // fifth float, two a window, packed 0.47x the hand loop by shuffles,
+  // 0.89x gathered; 4 bytes of every 5, six a window, 0.76-0.78x
+  // gathered).  AVX-512 without VBMI not measured: unchanged.
+  const bool gathered = !kHas64 && n.child->kind == Kind::Block &&
+                        (n.child->count == 4 || n.child->count == 8);
   auto usable = [&](int width) {
     // Shuffles pay wherever they replace two moves or more: 3 runs of
     // shorts in 28 bytes (12 packed) at 2 KiB, LOOM_ISA=avx512: 618 ns
