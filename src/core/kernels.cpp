@@ -735,10 +735,7 @@ constexpr int64_t kLongRunList = 64;
 // on lengths in random order (Node::elements32; B bytes an element).
 template <bool Pack, int B>
 char *k_idxv_elements(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
-  const int32_t *e = n.elements32.data() + n.prefix[i0] / B;
-  const int64_t m = (n.prefix[i1] - n.prefix[i0]) / B;
-  for (int64_t k = 0; k < m; k++, s += B) mv_block<Pack, B>(base + e[k], s, B);
-  return s;
+  return idx_blk<Pack, B>(n.elements32.data(), B, base, s, n.prefix[i0] / B, n.prefix[i1] / B);
 }
 
 #if HWY_TARGET == HWY_AVX2
@@ -1819,6 +1816,12 @@ template <bool P, int B> struct VecIdxBlk { static constexpr Kernel f = k_vec_id
 template <bool P, int B> struct IdxBlk { static constexpr Kernel f = k_idx_blk<P, B>; };
 
 
+// The widest element, 1 to 16 bytes, that runs whose lengths have gcd g
+// split into.
+int64_t element_width(int64_t g) {
+  return g % 16 == 0 ? 16 : g % 8 == 0 ? 8 : g % 4 == 0 ? 4 : g % 2 == 0 ? 2 : 1;
+}
+
 template <int B, int M = 2>
 void pick_elements_of(int64_t m, Node &n) {
   if constexpr (M < kMaxElements)
@@ -1862,7 +1865,7 @@ bool pick_elements(Node &n, int64_t min_b = 1) {
   if (!runs_of(c, 0, (size_t)kMaxElementLoop, runs)) return false;
   int64_t g = 0;
   for (const Run &r : runs) g = std::gcd(g, r.len);
-  const int64_t B = g % 16 == 0 ? 16 : g % 8 == 0 ? 8 : g % 4 == 0 ? 4 : g % 2 == 0 ? 2 : 1;
+  const int64_t B = element_width(g);
   const int64_t m = c.packed / B;
   if (B < min_b || m < 2) return false;
   if (c.kind == Kind::IdxV ? m > kMaxElementLoop || 2 * m > 7 * c.count : m > kMaxElements)
@@ -2247,7 +2250,7 @@ void pick_run_elements([[maybe_unused]] Node &n) {
     if (n.count < kLongRunList) return;
     int64_t g = 0;
     for (int64_t x : n.lens) g = std::gcd(g, x);
-    const int64_t B = g % 16 == 0 ? 16 : g % 8 == 0 ? 8 : g % 4 == 0 ? 4 : 0;
+    const int64_t w = element_width(g), B = w >= 4 ? w : 0;  // whole words only
     const bool unpack = n.packed <= kRunElementsUnpack * B * n.count,
                pack = n.packed <= kRunElementsPack * B * n.count;
     if (!B || !(unpack || pack) || n.packed / B > kMaxRunElements) return;

@@ -30,13 +30,8 @@ constexpr size_t kMaxRuns = 64;
 // index blocks).
 std::vector<Run> leaf_runs(const Node &c) {
   std::vector<Run> r;
-  if (c.kind == Kind::Block) {
-    r.push_back({0, c.count});
-  } else if (c.kind == Kind::Vec && c.child->kind == Kind::Block && c.count <= 64) {
-    for (int64_t i = 0; i < c.count; i++) r.push_back({i * c.stride, c.child->count});
-  } else if (irregular(c) && !runs_of(c, 0, kMaxRuns, r)) {
-    r.clear();
-  }
+  const bool leaf = c.kind == Kind::Block || (c.kind == Kind::Vec && c.child->kind == Kind::Block);
+  if ((leaf || irregular(c)) && !runs_of(c, 0, kMaxRuns, r)) r.clear();
   return r;
 }
 
