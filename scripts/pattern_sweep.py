@@ -138,13 +138,21 @@ void run(int id, int es, loom_prim prim, std::vector<int64_t> off, std::vector<i
 
 
 def pattern(rng, size, shape="runs"):
-    """A random pattern of `shape`: "runs" (an index leaf of up to 16 runs)
-    or "blocks" (one block of 1 to 24 elements at a stride up to twice its
-    length or 8 elements more: MPI_Type_vector's sub-matrices and faces)."""
+    """A random pattern of `shape`: "runs" (an index leaf of up to 16 runs),
+    "blocks" (one block of 1 to 24 elements at a stride up to twice its
+    length or 8 elements more: MPI_Type_vector's sub-matrices and faces) or
+    "wide" (one block of 3 to 512 bytes, at a stride of one element more
+    to four times its length: rows of sub-arrays, records' leading fields)."""
     if shape == "blocks":
         es = rng.choice([1, 2, 4, 4, 8, 8])
         b = rng.choice([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 20, 24])
         ext = b + rng.randint(1, min(b, 8))
+        return es, [0], [b], ext, b, max(1, size // (b * es))
+    if shape == "wide":
+        es = rng.choice([1, 2, 4, 8])
+        b = max(1, rng.choice([3, 5, 6, 7, 10, 12, 17, 20, 24, 28, 34, 40, 44, 48, 56, 64, 72, 80,
+                               96, 100, 120, 128, 160, 200, 256, 384, 512]) // es)
+        ext = b + rng.randint(1, 3 * b)
         return es, [0], [b], ext, b, max(1, size // (b * es))
     es = rng.choice([1, 2, 4, 4, 8, 8])
     off, bl, pos = [], [], rng.randint(0, 2)
@@ -190,7 +198,7 @@ def main():
     ap.add_argument("--seed", type=int, help="pattern seed (default: fresh, printed)")
     ap.add_argument("--patterns", type=int, default=24)
     ap.add_argument("--size", type=int, default=1 << 20, help="packed bytes per pattern")
-    ap.add_argument("--shape", choices=["runs", "blocks"], default="runs",
+    ap.add_argument("--shape", choices=["runs", "blocks", "wide"], default="runs",
                     help="runs: index leaves of up to 16 runs; blocks: one block a stride")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--runs", type=int, default=1,
