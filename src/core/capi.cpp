@@ -46,6 +46,57 @@ inline void run_root(bool pack, const loom::Node &p, char *user, char *stream, i
     run_timed(pack, p, user, stream, n);
 }
 
+// A whole message's plan where it costs a load or two and the root runs
+// its one kernel untimed (count 1, or the count first folded: what a
+// program sends again and again); null otherwise.  Without the PlanRef's
+// shared pointer and the exception path around it, loom_pack runs 59
+// instructions of its own, not 72 (callgrind): messages of 64 bytes packed
+// 4-9% faster (in-process A/B).  A fast pattern packs 2 KiB in 20-40 ns,
+// of which the call's fixed cost is 8-10.
+inline const loom::Node *quick_root(bool pack, loom_type t, int64_t count, int64_t n) {
+  if (!t->plan_ready.load(std::memory_order_acquire)) return nullptr;
+  const loom::Node *p = nullptr;
+  if (count == 1) p = t->plan.get();
+  else if (t->folds[0].count.load(std::memory_order_acquire) == count)
+    p = t->folds[0].plan.load(std::memory_order_relaxed);
+  if (p && n >= p->timed_from && (pack ? p->pack_alt : p->unpack_alt)) return nullptr;
+  return p;
+}
+
+__attribute__((noinline)) loom_status run_message(bool pack, char *user, int64_t count,
+                                                  loom_type t, char *stream, int64_t n) {
+  return loom::api_call([&] {
+    const loom::PlanRef r = loom::plan_for(t, count);
+    const loom::Node *p = r.node;
+    run_root(pack, *p, at(user, p->off), stream, n);
+    return LOOM_OK;
+  });
+}
+
+// loom_pack (Pack) and loom_unpack: `count` instances of `t` at `user`,
+// the packed bytes at `stream` + *position (`size` bytes in all).
+template <bool Pack>
+inline loom_status whole_message(const void *user, int64_t count, loom_type t,
+                                 const void *stream, size_t size, size_t *position) {
+  int64_t n;
+  loom_status s = check_message(t, count, &n);
+  if (s != LOOM_OK) return s;
+  if (!position || *position > size) return LOOM_ERR_ARG;
+  if (n == 0) return LOOM_OK;
+  if (!user || !stream) return LOOM_ERR_ARG;
+  if ((uint64_t)n > size - *position) return LOOM_ERR_TRUNCATE;
+  char *u = const_cast<char *>(static_cast<const char *>(user));
+  char *at_stream = const_cast<char *>(static_cast<const char *>(stream)) + *position;
+  if (const loom::Node *p = quick_root(Pack, t, count, n)) {
+    *position += n;  // kernels do not throw
+    (Pack ? p->pack : p->unpack)(*p, at(u, p->off), at_stream, 0, p->count);
+    return LOOM_OK;
+  }
+  s = run_message(Pack, u, count, t, at_stream, n);
+  if (s == LOOM_OK) *position += n;
+  return s;
+}
+
 }  // namespace
 
 extern "C" {
@@ -106,39 +157,12 @@ size_t loom_type_plan_string(loom_type t, int64_t count, char *buf, size_t bufsi
 
 loom_status loom_pack(const void *inbuf, int64_t count, loom_type t, void *outbuf,
                       size_t outsize, size_t *position) {
-  int64_t n;
-  loom_status s = check_message(t, count, &n);
-  if (s != LOOM_OK) return s;
-  if (!position || *position > outsize) return LOOM_ERR_ARG;
-  if (n == 0) return LOOM_OK;
-  if (!inbuf || !outbuf) return LOOM_ERR_ARG;
-  if ((uint64_t)n > outsize - *position) return LOOM_ERR_TRUNCATE;
-  return loom::api_call([&] {
-    const loom::PlanRef r = loom::plan_for(t, count);
-    const loom::Node *p = r.node;
-    run_root(true, *p, at(inbuf, p->off), static_cast<char *>(outbuf) + *position, n);
-    *position += n;
-    return LOOM_OK;
-  });
+  return whole_message<true>(inbuf, count, t, outbuf, outsize, position);
 }
 
 loom_status loom_unpack(const void *inbuf, size_t insize, size_t *position,
                         void *outbuf, int64_t count, loom_type t) {
-  int64_t n;
-  loom_status s = check_message(t, count, &n);
-  if (s != LOOM_OK) return s;
-  if (!position || *position > insize) return LOOM_ERR_ARG;
-  if (n == 0) return LOOM_OK;
-  if (!inbuf || !outbuf) return LOOM_ERR_ARG;
-  if ((uint64_t)n > insize - *position) return LOOM_ERR_TRUNCATE;
-  return loom::api_call([&] {
-    const loom::PlanRef r = loom::plan_for(t, count);
-    const loom::Node *p = r.node;
-    run_root(false, *p, at(outbuf, p->off),
-             const_cast<char *>(static_cast<const char *>(inbuf)) + *position, n);
-    *position += n;
-    return LOOM_OK;
-  });
+  return whole_message<false>(outbuf, count, t, inbuf, insize, position);
 }
 
 loom_status loom_cursor_create(loom_type t, int64_t count, const void *buf,
