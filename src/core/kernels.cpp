@@ -135,10 +135,11 @@ inline void mv_run(char *user, char *s, int64_t n) {
 #endif
 
 // Any length.  With AVX-512, 65 bytes to 1 KiB move by mv_run rather than
-// a libc call (with AVX2, to 512 bytes, below): rows of a 3D array's interior, from 240 bytes (30^3 of
-// 32^3 doubles, 216 KB) to 800 (100^3 of 102^3, 8 MB), packed at
-// 0.82-0.92x the hand loop by memcpy and 0.94-1.04x so (unpacked
-// 0.85-0.97x / 0.97-1.08x); longer rows as fast either way.
+// a libc call (with AVX2, to 512 bytes, below): rows of a 3D array's
+// interior, from 240 bytes (30^3 of 32^3 doubles, 216 KB) to 800 (100^3
+// of 102^3, 8 MB), packed at 0.82-0.92x the hand loop by memcpy and
+// 0.94-1.04x so (unpacked 0.85-0.97x / 0.97-1.08x); longer rows as fast
+// either way.
 #if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3
 constexpr int64_t kRunMax = 1024;
 #endif
