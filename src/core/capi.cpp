@@ -38,9 +38,14 @@ __attribute__((noinline)) void run_timed(bool pack, const loom::Node &p, char *u
   });
 }
 
+// Whether a whole message of n bytes runs the root's one kernel, untimed.
+inline bool untimed(bool pack, const loom::Node &p, int64_t n) {
+  return n < p.timed_from || !(pack ? p.pack_alt : p.unpack_alt);
+}
+
 // Runs the root kernel of `p` over the whole message of n bytes.
 inline void run_root(bool pack, const loom::Node &p, char *user, char *stream, int64_t n) {
-  if (__builtin_expect(n < p.timed_from || !(pack ? p.pack_alt : p.unpack_alt), 1))
+  if (__builtin_expect(untimed(pack, p, n), 1))
     (pack ? p.pack : p.unpack)(p, user, stream, 0, p.count);
   else
     run_timed(pack, p, user, stream, n);
@@ -59,8 +64,7 @@ inline const loom::Node *quick_root(bool pack, loom_type t, int64_t count, int64
   if (count == 1) p = t->plan.get();
   else if (t->folds[0].count.load(std::memory_order_acquire) == count)
     p = t->folds[0].plan.load(std::memory_order_relaxed);
-  if (p && n >= p->timed_from && (pack ? p->pack_alt : p->unpack_alt)) return nullptr;
-  return p;
+  return p && untimed(pack, *p, n) ? p : nullptr;
 }
 
 __attribute__((noinline)) loom_status run_message(bool pack, char *user, int64_t count,
