@@ -142,12 +142,26 @@ def pattern(rng, size, shape="runs"):
     "blocks" (one block of 1 to 24 elements at a stride up to twice its
     length or 8 elements more: MPI_Type_vector's sub-matrices and faces) or
     "wide" (one block of 3 to 512 bytes, at a stride of one element more
-    to four times its length: rows of sub-arrays, records' leading fields)."""
+    to four times its length: rows of sub-arrays, records' leading fields)
+    or "nested" (a small tile: c1 rows of c2 blocks of 1 to 4 elements,
+    the blocks and the rows at their own strides, up to 24 blocks: a
+    sub-block of a 2D or 3D array, pairs of fields in a record)."""
     if shape == "blocks":
         es = rng.choice([1, 2, 4, 4, 8, 8])
         b = rng.choice([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 20, 24])
         ext = b + rng.randint(1, min(b, 8))
         return es, [0], [b], ext, b, max(1, size // (b * es))
+    if shape == "nested":
+        es = rng.choice([1, 2, 4, 4, 8, 8])
+        b = rng.choice([1, 1, 2, 2, 3, 4])
+        c2 = rng.randint(2, 6)
+        s2 = b + rng.randint(1, 2 * b + 1)
+        c1 = rng.randint(2, max(2, min(6, 24 // c2)))
+        s1 = (c2 - 1) * s2 + b + rng.randint(1, 3 * b + 2)
+        off = [i * s1 + j * s2 for i in range(c1) for j in range(c2)]
+        ext = (c1 - 1) * s1 + (c2 - 1) * s2 + b + rng.randint(1, 4)
+        per = b * c1 * c2
+        return es, off, [b] * len(off), ext, per, max(1, size // (per * es))
     if shape == "wide":
         es = rng.choice([1, 2, 4, 8])
         b = max(1, rng.choice([3, 5, 6, 7, 10, 12, 17, 20, 24, 28, 34, 40, 44, 48, 56, 64, 72, 80,
@@ -198,8 +212,9 @@ def main():
     ap.add_argument("--seed", type=int, help="pattern seed (default: fresh, printed)")
     ap.add_argument("--patterns", type=int, default=24)
     ap.add_argument("--size", type=int, default=1 << 20, help="packed bytes per pattern")
-    ap.add_argument("--shape", choices=["runs", "blocks", "wide"], default="runs",
-                    help="runs: index leaves of up to 16 runs; blocks: one block a stride")
+    ap.add_argument("--shape", choices=["runs", "blocks", "wide", "nested"], default="runs",
+                    help="runs: index leaves of up to 16 runs; blocks: one block a stride; "
+                         "wide: one block of 3-512 bytes; nested: a small tile of blocks")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--runs", type=int, default=1,
                     help="processes per library, medians per pattern: a pattern's speed moves "

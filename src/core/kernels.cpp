@@ -656,6 +656,9 @@ char *k_vec_elements_loop(const Node &n, char *base, char *s, int64_t i0, int64_
 // 2 and 64 KiB: 1.0-1.9x on AVX-512 (one 0.96x), 1.5-3x on AVX2 and the
 // baseline, but 8 floats at a stride of 8 packed 0.87-0.98x there.
 constexpr int kMaxElements = 16;
+// Rows of at most this many blocks an instance are short: compiled loops
+// or element lists move them (select_base_kernels).
+constexpr int64_t kShortRow = 16;
 constexpr int64_t kMaxElementLoop = 64;
 template <bool Pack, int B, int M>
 char *k_vec_elements(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
@@ -1904,8 +1907,11 @@ void pick_elements_of(Node &n) {
 bool pick_elements(Node &n, int64_t min_b = 1) {
   const Node &c = *n.child;
   if (c.kind != Kind::IdxV) {
-    if ((c.kind != Kind::Idx && c.kind != Kind::Vec) || c.child->kind != Kind::Block) return false;
-    const int64_t b = c.child->count;
+    if (c.kind != Kind::Idx && c.kind != Kind::Vec) return false;
+    const Node *leaf = c.child.get();  // a Vec of Vecs: their block
+    while (c.kind == Kind::Vec && leaf->kind == Kind::Vec) leaf = leaf->child.get();
+    if (leaf->kind != Kind::Block) return false;
+    const int64_t b = leaf->count;
     if (b != 4 && b != 8 && b != 16) return false;
   }
   // More runs than either limit below allows elements: not listed whole
@@ -2413,13 +2419,16 @@ void select_base_kernels(Node &n) {
         // of 2-16 blocks 1.1-3.4x unpacking, packing 1.03x; in-process
         // A/B, AVX2 AMD EPYC VM).  Longer rows keep the row kernel: rows
         // of 20 float triples packed 0.76-0.81x as fast compiled.
-        constexpr int64_t kShortRow = 16;
         if (!pick_elements(n) && !(c->count <= kShortRow && pick_compiled(n)))
           BySize<VecVecBlk>::pick(c->child->count, &n.pack, &n.unpack);
         return pack_in_pairs(n);
       }
       if (c->kind == Kind::Vec && c->child->kind == Kind::Vec &&
           c->child->child->kind == Kind::Block && !small_stride(*c->child)) {
+        // Short rows of short rows (2 x 2 pairs of floats in 60 bytes) as
+        // short rows above: the loops of Vec3Blk cost more than 4 moves.
+        if (c->count * c->child->count <= kShortRow && (pick_elements(n) || pick_compiled(n)))
+          return pack_in_pairs(n);
         // Columns over two levels (a 3D transpose) stream like deeper
         // ones: 8 doubles at a stride of 8 over 64 x 64 rows, 256 KiB:
         // pack 1.2-1.6x, unpack 2-3x the Vec3Blk kernel.
