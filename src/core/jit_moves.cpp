@@ -102,6 +102,37 @@ class Emitter {
         }
     }
   }
+  // Packing, k moves of `width` bytes from [from + a[i]] whose stream bytes
+  // follow each other from [to + b] (8: k = 2; with AVX, 4: k = 2 or 4,
+  // 16: k = 2): loaded into one register and stored at once.
+  void gather(int width, int k, const int32_t *a, uint8_t from, uint8_t to, int32_t b) {
+    if (width == 16) {
+      bytes({0xC5, 0xFA, 0x6F}), mem(0, from, a[0]);        // vmovdqu xmm0, [a0]
+      bytes({0xC4, 0xE3, 0x7D, 0x38}), mem(0, from, a[1]);  // vinserti128 ymm0, ymm0, [a1], 1
+      bytes({0x01});
+      bytes({0xC5, 0xFE, 0x7F}), mem(0, to, b);  // vmovdqu [b], ymm0
+      ymm_ = true;
+      return;
+    }
+    if (width == 8) {
+      if (avx_) {
+        bytes({0xC5, 0xFA, 0x7E}), mem(0, from, a[0]);  // vmovq xmm0, [a0]
+        bytes({0xC5, 0xF8, 0x16}), mem(0, from, a[1]);  // vmovhps xmm0, xmm0, [a1]
+      } else {
+        bytes({0xF3, 0x0F, 0x7E}), mem(0, from, a[0]);  // movq xmm0, [a0]
+        bytes({0x0F, 0x16}), mem(0, from, a[1]);        // movhps xmm0, [a1]
+      }
+    } else {
+      bytes({0xC5, 0xF9, 0x6E}), mem(0, from, a[0]);  // vmovd xmm0, [a0]
+      for (int i = 1; i < k; i++) {
+        bytes({0xC4, 0xE3, 0x79, 0x22}), mem(0, from, a[i]);  // vpinsrd xmm0, xmm0, [ai], i
+        bytes({(uint8_t)i});
+      }
+      if (k == 2) return bytes({0xC5, 0xF9, 0xD6}), mem(0, to, b);  // vmovq [b], xmm0
+    }
+    if (avx_) bytes({0xC5, 0xFA, 0x7F}), mem(0, to, b);  // vmovdqu [b], xmm0
+    else bytes({0xF3, 0x0F, 0x7F}), mem(0, to, b);
+  }
   bool used_ymm() const { return ymm_; }
 
  private:
@@ -125,13 +156,35 @@ std::vector<uint8_t> loop_code(const RunMoves &t, int32_t stride, int32_t packed
     e.bytes({0x4C, 0x01, 0xCF});        // add rdi, r9
     e.bytes({0x48, 0x83, 0xC1, 0x08});  // add rcx, 8
   }
+  // Packing, moves whose stream bytes follow each other go through one
+  // register to one store (gather): two of 8 bytes, four (or two) of 4
+  // and, with AVX, two of 16, as the vectoriser packs a hand loop's
+  // doubles and floats (movhps, pinsrd).  Stores, not loads, bound these
+  // loops; random tiles packed 1.12x faster at 2 KiB (up to 1.35x),
+  // 1.06x at 64 KiB, random runs 1.04x / 1.03x, the baseline's
+  // (pairs of 8 only) 1.05x / 1.02x (in-process A/B, AMD EPYC VM).
+  // Unpacking gains nothing so: it stays a load and a store a move.
   size_t k = 0;
-  for (int w = 0; w < RunMoves::kWidths; w++)
-    for (int32_t j = 0; j < t.count[w]; j++, k++) {
-      const int32_t u = t.at[k][0], q = t.at[k][1];
-      if (pack) e.move(32 >> w, kRdi, u, kRsi, q);
-      else e.move(32 >> w, kRsi, q, kRdi, u);
+  for (int w = 0; w < RunMoves::kWidths; w++) {
+    const int width = 32 >> w;
+    const int most = !pack ? 1 : width == 8 ? 2 : !avx ? 1 : width == 4 ? 4 : width == 16 ? 2 : 1;
+    for (int32_t j = 0; j < t.count[w];) {
+      const int32_t q = t.at[k][1];
+      int g = 1;
+      while (g < most && j + g < t.count[w] && t.at[k + g][1] == q + g * width) g++;
+      if (g == 3) g = 2;  // three floats: a pair and one
+      if (g > 1) {
+        int32_t a[4];
+        for (int i = 0; i < g; i++) a[i] = t.at[k + i][0];
+        e.gather(width, g, a, kRdi, kRsi, q);
+      } else if (pack) {
+        e.move(width, kRdi, t.at[k][0], kRsi, q);
+      } else {
+        e.move(width, kRsi, q, kRdi, t.at[k][0]);
+      }
+      j += g, k += g;
     }
+  }
   if (!indexed) e.bytes({0x48, 0x81, 0xC7}), e.imm32(stride);  // add rdi, stride
   e.bytes({0x48, 0x81, 0xC6}), e.imm32(packed);  // add rsi, packed
   e.bytes({0x48, 0xFF, 0xCA});                   // dec rdx
