@@ -1955,8 +1955,13 @@ bool pick_elements(Node &n, int64_t min_b = 1) {
     if (n.jit) {
       n.unpack = k_vec_jit<false>;
       // Not over the element kernel's gathers of up to 8 floats into a
-      // register (4 floats in 40 bytes: 0.83x by the loop).
-      if (!(B == 4 && m <= 8)) n.pack = k_vec_jit<true>;
+      // register (4 floats in 40 bytes: 0.83x by the loop), but with AVX
+      // where runs of floats take fewer moves than their floats (the
+      // loop's fours of floats a store, jit_moves.cpp): 3 runs of 1-3
+      // floats 1.5-2.1x, random float patterns 1.01-1.04x (a few
+      // 0.91-0.95x; in-process A/B, AMD EPYC VM; the baseline, without
+      // those fours, lost 0.78-0.88x on single floats).
+      if (!(B == 4 && m <= 8) || (kHas32 && (int64_t)t->at.size() < m)) n.pack = k_vec_jit<true>;
     } else if (t && m > kMaxElements && (int64_t)t->at.size() < m) {
       n.moves = t, n.unpack = k_vec_moves<false>;
     }
