@@ -25,12 +25,17 @@ bool irregular(const Node &n) {
 constexpr size_t kMaxRuns = 64;
 
 // One instance's runs in typemap order; empty for children that are not a
-// small leaf (a block, a vector of blocks, an index block, mixed runs) or
-// a small irregular nest (at most kMaxRuns runs, such as a vector of two
-// index blocks).
+// small leaf (a block, a vector of blocks or of vectors of them: a tile,
+// which kernels other than the row kernels move where it is small; an
+// index block, mixed runs) or a small irregular nest (at most kMaxRuns
+// runs, such as a vector of two index blocks).  Tiles of bytes packed by
+// shuffles: 1.23-1.26x faster than by the compiled loop (random tiles,
+// in-process A/B, AVX2 AMD EPYC VM; 10 bytes of every 28 2.8-3.4x).
 std::vector<Run> leaf_runs(const Node &c) {
   std::vector<Run> r;
-  const bool leaf = c.kind == Kind::Block || (c.kind == Kind::Vec && c.child->kind == Kind::Block);
+  const Node *x = &c;  // a block, or vectors of vectors of one
+  while (x->kind == Kind::Vec) x = x->child.get();
+  const bool leaf = x->kind == Kind::Block;
   if ((leaf || irregular(c)) && !runs_of(c, 0, kMaxRuns, r)) r.clear();
   return r;
 }
