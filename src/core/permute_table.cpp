@@ -381,7 +381,10 @@ std::shared_ptr<const ShufflePieces> make_shuffle_pieces(const Node &vec) {
   const std::vector<Run> runs = leaf_runs(*vec.child);
   const std::vector<int64_t> src = byte_sources(runs);
   const int64_t packed = (int64_t)src.size(), pieces = (packed + 15) / 16;
-  if (pieces < 2 || pieces > ShufflePieces::kMaxPieces) return nullptr;
+  // A step stores 16 * pieces bytes: what passes its instance's must lie
+  // within the next instance's (the kernel leaves only the last instance
+  // to the rest), so one piece takes at least 8 packed bytes.
+  if (pieces < 1 || pieces > ShufflePieces::kMaxPieces || 16 * pieces > 2 * packed) return nullptr;
   auto t = std::make_shared<ShufflePieces>();
   t->pieces = (int)pieces, t->packed = packed;
   std::memset(t->idx, 0x80, sizeof t->idx);

@@ -229,7 +229,10 @@ struct ShufflePieces {
 };
 
 /// The pieces of `vec` (a Vec over a small leaf whose instance packs into
-/// 2 to kMaxPieces pieces); nullptr where a piece needs more than
+/// 1 to kMaxPieces pieces: one where the instance spans more than a
+/// register and packs into 8 to 16 bytes, as 12 bytes of every 45,
+/// packed 1.1x faster by one piece than by the compiled loop, random tiles
+/// of bytes; in-process A/B, AVX2 AMD EPYC VM); nullptr where a piece needs more than
 /// kMaxWindows windows, no step may load its windows whole, or the runs
 /// are of whole words (4 bytes a run or a multiple: element moves and word
 /// permutes packed random float and double patterns 1.3-2x faster).
