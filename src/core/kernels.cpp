@@ -2467,7 +2467,8 @@ void select_base_kernels(Node &n) {
         // 2-7 rows of 9-17 blocks 1.04-1.7x compiled, but packing blocks
         // that the row packs by wider moves (3, 12, 24 bytes: wide_move)
         // 0.72-0.94x: those pack by Vec3Blk.
-        const int64_t blocks = c->count * c->child->count;
+        const int64_t blocks = c->count <= kMaxElementLoop && c->child->count <= kMaxElementLoop
+                                   ? c->count * c->child->count : INT64_MAX;
         if (blocks <= kShortRow && (pick_elements(n) || pick_compiled(n))) return pack_in_pairs(n);
         const Kernel row_pack = n.pack;
         if (blocks > kShortRow && pick_compiled(n) && packs_wide(c->child->child->count))
