@@ -1903,7 +1903,8 @@ void pick_elements_of(Node &n) {
 
 // A small leaf repeated, moved as elements of B bytes (k_vec_elements, or
 // k_vec_elements_loop past kMaxElements): an index or short strided block
-// of 4-, 8- or 16-byte blocks, or runs (an IdxV leaf) of any lengths, B
+// of 4-, 8- or 16-byte blocks (or a small tile of them, a strided block of
+// strided blocks), or runs (an IdxV leaf) of any lengths, B
 // the widest of 16, 8, 4, 2 and 1 bytes dividing all (at least min_b).
 // Runs move so as a hand loop moves them, where the alternatives moved
 // them a run at a time (k_vec_any, k_vec_idxv: a branch on each run's
