@@ -2177,11 +2177,27 @@ char *shuffle_pieces_loop(const Node &n, char *base, char *s, int64_t i0, int64_
   const ShufflePieces &t = *n.shuffle_pieces;
   const int64_t st = n.stride, sb = t.packed, steps = i1 - i0;
   const int64_t k1 = std::min(t.whole.of(steps), sb % 16 ? steps - 1 : steps);
+  // The table in locals: the stream's stores (char) may alias the table,
+  // which the loop loaded again after each one; random byte patterns
+  // packed 1.22x faster so, shorts 1.08-1.09x (in-process A/B, AVX2 AMD
+  // EPYC VM, 2 and 64 KiB).
+  __m128i idx[NP][K];
+  int64_t at[NP][K];
+  for (int j = 0; j < NP; j++)
+    for (int w = 0; w < K; w++)
+      idx[j][w] = _mm_load_si128(reinterpret_cast<const __m128i *>(t.idx[j][w])),
+      at[j][w] = t.at[j][w];
   const char *u = base + i0 * st;
   int64_t k = 0;
   for (; k < k1; k++, u += st, s += sb)
-    for (int j = 0; j < NP; j++)
-      _mm_storeu_si128(reinterpret_cast<__m128i *>(s + 16 * j), gather_piece<K>(t, j, u));
+    for (int j = 0; j < NP; j++) {
+      __m128i v = _mm_setzero_si128();
+      for (int w = 0; w < K; w++)
+        v = _mm_or_si128(v, _mm_shuffle_epi8(
+                                _mm_loadu_si128(reinterpret_cast<const __m128i *>(u + at[j][w])),
+                                idx[j][w]));
+      _mm_storeu_si128(reinterpret_cast<__m128i *>(s + 16 * j), v);
+    }
   return n.pack_rest(n, base, s, i0 + k, i1);
 }
 template <int NP, int K> struct PackPieces { static constexpr Kernel f = shuffle_pieces_loop<NP, K>; };
