@@ -24,6 +24,7 @@ using JitLoop = char *(*)(char *user, char *stream, int64_t count, const int64_t
 /// A leaf's pack and unpack loops, in executable memory owned here.
 struct JitCode {
   JitLoop pack = nullptr, unpack = nullptr;
+  int64_t moves = 0;  // an instance's (RunMoves), before packing gathers them
   void *memory = nullptr;
   size_t bytes = 0;
   JitCode() = default;

@@ -2157,15 +2157,21 @@ char *k_vec_shuffle_pack(const Node &n, char *base, char *s, int64_t i0, int64_t
   return n.pack_rest(n, base, s, i0 + k * m, i1);
 }
 
-// Piece j of t from its K windows at `from` (each shuffled, then or-ed).
-template <int K>
-inline __m128i gather_piece(const ShufflePieces &t, int j, const char *from) {
+// A piece from its K windows at `from` + at[w] (each shuffled by idx[w],
+// then or-ed).
+template <int K, class Offset>
+inline __m128i gather_piece(const __m128i *idx, const Offset *at, const char *from) {
   __m128i v = _mm_setzero_si128();
   for (int w = 0; w < K; w++)
     v = _mm_or_si128(v, _mm_shuffle_epi8(
-                            _mm_loadu_si128(reinterpret_cast<const __m128i *>(from + t.at[j][w])),
-                            _mm_load_si128(reinterpret_cast<const __m128i *>(t.idx[j][w]))));
+                            _mm_loadu_si128(reinterpret_cast<const __m128i *>(from + at[w])),
+                            _mm_load_si128(idx + w)));
   return v;
+}
+// Piece j of t.
+template <int K>
+inline __m128i gather_piece(const ShufflePieces &t, int j, const char *from) {
+  return gather_piece<K>(reinterpret_cast<const __m128i *>(t.idx[j]), t.at[j], from);
 }
 
 // Packing by ShufflePieces: NP pieces of K windows each, an instance a
@@ -2190,14 +2196,8 @@ char *shuffle_pieces_loop(const Node &n, char *base, char *s, int64_t i0, int64_
   const char *u = base + i0 * st;
   int64_t k = 0;
   for (; k < k1; k++, u += st, s += sb)
-    for (int j = 0; j < NP; j++) {
-      __m128i v = _mm_setzero_si128();
-      for (int w = 0; w < K; w++)
-        v = _mm_or_si128(v, _mm_shuffle_epi8(
-                                _mm_loadu_si128(reinterpret_cast<const __m128i *>(u + at[j][w])),
-                                idx[j][w]));
-      _mm_storeu_si128(reinterpret_cast<__m128i *>(s + 16 * j), v);
-    }
+    for (int j = 0; j < NP; j++)
+      _mm_storeu_si128(reinterpret_cast<__m128i *>(s + 16 * j), gather_piece<K>(idx[j], at[j], u));
   return n.pack_rest(n, base, s, i0 + k, i1);
 }
 template <int NP, int K> struct PackPieces { static constexpr Kernel f = shuffle_pieces_loop<NP, K>; };
@@ -2311,11 +2311,9 @@ void pack_by_shuffle([[maybe_unused]] Node &n) {
     // 10-20 runs of bytes or shorts in 3-4 windows a piece packed 0.76-
     // 0.83x as fast by pieces; random short patterns 1.08x faster so, tiles
     // of shorts 1.03x (in-process A/B, AVX2 AMD EPYC VM, 2 and 64 KiB).
-    if (n.shuffle_pieces && n.jit) {
-      const auto t = make_run_moves(n, kMaxElementLoop);
-      const ShufflePieces &p = *n.shuffle_pieces;
-      if (t && 2 * p.pieces * p.windows > (int64_t)t->at.size()) n.shuffle_pieces = nullptr;
-    }
+    if (n.shuffle_pieces && n.jit &&
+        2 * n.shuffle_pieces->pieces * n.shuffle_pieces->windows > n.jit->moves)
+      n.shuffle_pieces = nullptr;
 #if HWY_TARGET == HWY_AVX3
     // Unpacking too, under byte masks: random short patterns 1.7-2.95x
     // faster at 2 KiB (all random patterns 1.16x), bytes and shorts
