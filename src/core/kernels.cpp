@@ -750,14 +750,9 @@ char *k_vec_jit(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   return (Pack ? n.jit->pack : n.jit->unpack)(base + i0 * n.stride, s, i1 - i0, nullptr);
 }
 // Packing whole steps of JitCode::group instances by registers, the rest
-// by the moves.  (Its own kernel: the call between costs k_vec_jit a stack
-// frame, 5% of a 2 KiB pack.)
+// by the moves (the compiled groups loop runs both).
 char *k_vec_jit_groups(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
-  const JitCode &j = *n.jit;
-  const int64_t steps = (i1 - i0) >> __builtin_ctzll(j.group);
-  s = j.groups(base + i0 * n.stride, s, steps, nullptr);
-  i0 += steps * j.group;
-  return j.pack(base + i0 * n.stride, s, i1 - i0, nullptr);
+  return n.jit->groups(base + i0 * n.stride, s, i1 - i0, nullptr);
 }
 // A strided loop's compiled packing kernel.
 Kernel jit_pack(const JitCode &j) { return j.groups ? k_vec_jit_groups : k_vec_jit<true>; }
@@ -1978,7 +1973,7 @@ bool pick_elements(Node &n, int64_t min_b = 1) {
       // floats 1.5-2.1x, random float patterns 1.01-1.04x (a few
       // 0.91-0.95x; in-process A/B, AMD EPYC VM; the baseline, without
       // those fours, lost 0.78-0.88x on single floats).
-      if (!(B == 4 && m <= 8) || (kHas32 && (int64_t)t->at.size() < m)) n.pack = k_vec_jit<true>;
+      if (!(B == 4 && m <= 8) || (kHas32 && (int64_t)t->at.size() < m)) n.pack = jit_pack(*n.jit);
     } else if (t && m > kMaxElements && (int64_t)t->at.size() < m) {
       n.moves = t, n.unpack = k_vec_moves<false>;
     }
@@ -2005,28 +2000,29 @@ bool pick_compiled([[maybe_unused]] Node &n) {
     if (t) n.jit = jit_moves(*t, n.stride, n.child->packed, kHas32, indexed);
     if (!n.jit) return false;
     if (indexed) n.pack = k_idx_jit<true>, n.unpack = k_idx_jit<false>;
-    else n.pack = k_vec_jit<true>, n.unpack = k_vec_jit<false>;
-    if (!indexed && n.child->kind == Kind::Block) n.pack = jit_pack(*n.jit);  // see pick_groups
+    else n.pack = jit_pack(*n.jit), n.unpack = k_vec_jit<false>;
     return true;
   }
 }
 
-// Packing blocks of more than 32 bytes by whole registers of the stream
-// (JitCode::groups), where the row takes two moves or more a block and
-// its stores cross registers of the stream: blocks of 40-112 bytes at 2
-// KiB 1.09-1.23x faster (random strides; 64 KiB 1.00x; in-process A/B,
-// AMD EPYC VM).  Not 48 bytes, whose pairs the row stores as three whole
-// registers already (0.93-0.96x), nor 32 k bytes (no blend).  Nor runs of
-// other leaves: random runs and tiles of floats and doubles (the
-// compiled loop's gathers) moved both ways, 0.80-1.34x, 1.00x on the
-// whole.  The rows' kernels unpack.  AVX2 (AVX-512 has register kernels
-// of its own).
+// Packing strided blocks by whole registers of the stream (JitCode::
+// groups): blocks of more than 32 bytes, where the row takes two moves or
+// more a block and its stores cross registers of the stream (40-112
+// bytes at 2 KiB 1.09-1.31x faster, random strides; 64 KiB 1.00x), and
+// smaller ones where a permute places three blocks or more a register (3
+// floats of every 4: 1.35-1.5x).  Not 48 bytes, whose pairs the row
+// stores as three whole registers already (0.93-0.96x), nor 32 k bytes
+// (no blend), nor 16-32 bytes a blend each (0.85-0.94x against the row's
+// one move a block).  (In-process A/B, AMD EPYC VM.)  The rows' kernels
+// unpack.  AVX2 (AVX-512 has register kernels of its own).
 void pick_groups([[maybe_unused]] Node &n) {
 #if HWY_TARGET == HWY_AVX2
-  if (n.child->count <= 32 || n.child->count == 48) return;
+  const int64_t b = n.child->count;
+  if (b == 48) return;
   auto t = make_run_moves(n, kMaxElementLoop);
   auto code = t ? jit_moves(*t, n.stride, n.child->packed, true) : nullptr;
   if (!code || !code->groups) return;
+  if (b <= 32 && !code->group_permutes) return;
   n.jit = code;
   n.pack = k_vec_jit_groups;
 #endif
@@ -2307,7 +2303,8 @@ void pack_by_shuffle([[maybe_unused]] Node &n) {
   // Not over a kernel that packs its last instances by pack_rest (chains,
   // groups): this one would take that kernel as its own rest, and that
   // kernel itself as its rest.
-  if (n.kind != Kind::Vec || n.permute || n.chunks || n.chain || n.groups || small_stride(n))
+  if (n.kind != Kind::Vec || n.permute || n.chunks || n.chain || n.groups || small_stride(n) ||
+      n.pack == k_vec_jit_groups)
     return;
   // Blocks of 4 or 8 bytes k_vec_blk gathers 8 a step, as the vectoriser
   // does: on AVX2 shuffles only where a window holds 4 or more (every

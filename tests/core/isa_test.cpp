@@ -581,6 +581,41 @@ TEST(Isa, StridedOddBlocksReadOnlyTheirPages) {
       });
 }
 
+// Packing by whole registers of the stream (AVX2: jit_moves.cpp
+// register_groups) loads 32 bytes around each run, or a window of several
+// runs whose dwords a permute puts in order; every byte loaded lies
+// between a step's first and last byte (a window that would pass the last
+// is moved back).  Runs of one or two floats with gaps of up to three,
+// whole steps of them (8 instances, the most a step takes), the message's
+// last byte at a page's end and inaccessible pages wherever the typemap
+// has no byte (page_exact_trial).
+TEST(Isa, RegisterStepsReadOnlyTheirPages) {
+  on_every_set(
+      "Isa.RegisterStepsReadOnlyTheirPages", static_cast<int>(60 * test_scale()),
+      [](std::mt19937_64 &rng, int, uint64_t) -> std::string {
+        auto uni = [&](int64_t lo, int64_t hi) {
+          return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+        };
+        std::vector<int64_t> bl, disp;
+        int64_t at = 0;
+        for (int64_t k = uni(2, 6); k > 0; --k) {
+          disp.push_back(at);
+          bl.push_back(uni(1, 2));
+          at += bl.back() + uni(1, 3);
+        }
+        const int64_t extent = (at + uni(-1, 2)) * 4;
+        const TypeSpecPtr t = contig(8 * uni(1, 6),
+                                     resized(indexed(bl, disp, prim(LOOM_FLOAT)), 0, extent));
+        const Layout lay = reference_layout(*t);
+        int64_t lo, hi;
+        reference_span(lay, 1, &lo, &hi);
+        const int64_t pg = (int64_t)sysconf(_SC_PAGESIZE);
+        const std::string e = page_exact_trial(t, pg - (hi - lo) % pg + pg,
+                                               (size_t)uni(0, lay.size), rng);
+        return e.empty() ? "" : e + "\n  type: " + describe(*t);
+      });
+}
+
 // Index lists whose runs differ in length (an idxv leaf: moved by size
 // class, or on AVX-512 by whole registers and two masked moves whatever
 // the length, kernels.cpp mv_run), the lengths on both sides of 64 and
