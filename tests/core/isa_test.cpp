@@ -540,6 +540,15 @@ std::string page_exact_trial(const TypeSpecPtr &t, int64_t first, size_t cut,
   return "";
 }
 
+// page_exact_trial's `first` that puts the last byte of one instance of
+// `t` at a page's end.
+int64_t ending_at_a_page(const TypeSpec &t) {
+  const int64_t pg = (int64_t)sysconf(_SC_PAGESIZE);
+  int64_t lo, hi;
+  reference_span(reference_layout(t), 1, &lo, &hi);
+  return 2 * pg - (hi - lo) % pg;
+}
+
 // Packing rows of blocks that take two moves (3, 5-7, 9-15, 17-31 bytes;
 // 49-63 on AVX-512) moves each but a row's last as one wider move, reading
 // user bytes past it, on its page or the next block's (kernels.cpp
@@ -570,13 +579,10 @@ TEST(Isa, StridedOddBlocksReadOnlyTheirPages) {
         const int64_t st = strides[uni(0, 7)], n = uni(1, 12);
         TypeSpecPtr t = hvector(n, 1, st, contig(b, prim(LOOM_BYTE)));
         if (uni(0, 1)) t = hvector(uni(2, 3), 1, n * st + uni(0, 3) * pg + uni(0, 64), t);
-        const Layout lay = reference_layout(*t);
-        int64_t lo, hi;
-        reference_span(lay, 1, &lo, &hi);
         // Overlapping rows end at a page's end: a read past them faults.
-        const int64_t first = st >= b ? 2 * pg - b - uni(0, 32) : pg - (hi - lo) % pg + pg;
-        const std::string e =
-            page_exact_trial(t, first, (size_t)uni(0, lay.size), rng, st >= b);
+        const int64_t first = st >= b ? 2 * pg - b - uni(0, 32) : ending_at_a_page(*t);
+        const std::string e = page_exact_trial(t, first, (size_t)uni(0, reference_layout(*t).size),
+                                               rng, st >= b);
         return e.empty() ? "" : e + "\n  type: " + describe(*t);
       });
 }
@@ -606,12 +612,8 @@ TEST(Isa, RegisterStepsReadOnlyTheirPages) {
         const int64_t extent = (at + uni(-1, 2)) * 4;
         const TypeSpecPtr t = contig(8 * uni(1, 6),
                                      resized(indexed(bl, disp, prim(LOOM_FLOAT)), 0, extent));
-        const Layout lay = reference_layout(*t);
-        int64_t lo, hi;
-        reference_span(lay, 1, &lo, &hi);
-        const int64_t pg = (int64_t)sysconf(_SC_PAGESIZE);
-        const std::string e = page_exact_trial(t, pg - (hi - lo) % pg + pg,
-                                               (size_t)uni(0, lay.size), rng);
+        const std::string e = page_exact_trial(t, ending_at_a_page(*t),
+                                               (size_t)uni(0, reference_layout(*t).size), rng);
         return e.empty() ? "" : e + "\n  type: " + describe(*t);
       });
 }
