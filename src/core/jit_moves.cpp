@@ -1,8 +1,8 @@
 #include "jit_moves.hpp"
 
+#include <array>
 #include <cstdlib>
 #include <cstring>
-#include <array>
 #include <iterator>
 #include <mutex>
 #include <numeric>
@@ -263,8 +263,8 @@ std::vector<uint8_t> loop_code(const RunMoves &t, int32_t stride, int32_t packed
 struct RegisterGroups {
   int64_t group = 0;  // instances a step; 0: the layout has no such loop
   int64_t loads = 0;  // a step's loads (and blends: loads less registers)
-  int64_t permutes = 0, regs = 0;  // of those, permuted windows; registers
-  size_t jump = 0;                 // the rel32 of the jump to the moves loop
+  int64_t permutes = 0;  // of those, permuted windows
+  size_t jump = 0;       // the rel32 of the jump to the moves loop
   std::vector<uint8_t> code;
 };
 
@@ -389,7 +389,7 @@ RegisterGroups register_groups(const RunMoves &t, int32_t stride, int32_t packed
   r.jump = e.code.size();
   e.imm32(0);
   e.place_pool(pool);
-  r.group = g, r.regs = regs, r.code = std::move(e.code);
+  r.group = g, r.code = std::move(e.code);
   return r;
 }
 
