@@ -96,9 +96,8 @@ class Emitter {
         break;
       default:  // 32
         if (avx_) {
-          bytes({0xC5, 0xFE, 0x6F}), mem(0, from, a);  // vmovdqu ymm0
-          bytes({0xC5, 0xFE, 0x7F}), mem(0, to, b);
-          ymm_ = true;
+          load(from, a);
+          store(to, b);
         } else {
           move(16, from, a, to, b);
           move(16, from, a + 16, to, b + 16);
@@ -175,9 +174,30 @@ class Emitter {
     ymm_ = true;
   }
   bool used_ymm() const { return ymm_; }
+  // A loop over rdx steps, first the jump past it where rdx <= 0 (its
+  // target set by end_loop).
+  void skip_if_no_steps() {
+    bytes({0x48, 0x85, 0xD2});  // test rdx, rdx
+    bytes({0x0F, 0x8E});        // jle done
+    skip_ = code.size();
+    imm32(0);
+  }
+  // A step's end: rdi advanced by `user` bytes (0: not at all), rsi by
+  // `stream`, and back to `top` while steps remain; skip_if_no_steps'
+  // jump lands after it.
+  void end_loop(size_t top, int32_t user, int32_t stream) {
+    if (user) bytes({0x48, 0x81, 0xC7}), imm32(user);  // add rdi, user
+    bytes({0x48, 0x81, 0xC6}), imm32(stream);           // add rsi, stream
+    bytes({0x48, 0xFF, 0xCA});                          // dec rdx
+    bytes({0x0F, 0x85});                                // jnz top
+    imm32((int32_t)top - (int32_t)(code.size() + 4));
+    const int32_t done = (int32_t)(code.size() - (skip_ + 4));
+    std::memcpy(code.data() + skip_, &done, 4);
+  }
 
  private:
   bool avx_, ymm_ = false;
+  size_t skip_ = 0;  // skip_if_no_steps' jump displacement
   std::vector<std::pair<size_t, size_t>> patches_;  // (disp32's offset, pool index)
 };
 
@@ -187,10 +207,7 @@ std::vector<uint8_t> loop_code(const RunMoves &t, int32_t stride, int32_t packed
                                bool avx, bool indexed, int64_t *stores = nullptr) {
   Emitter e(avx);
   e.bytes({0xF3, 0x0F, 0x1E, 0xFA});  // endbr64 (a no-op where CET is off)
-  e.bytes({0x48, 0x85, 0xD2});        // test rdx, rdx
-  e.bytes({0x0F, 0x8E});              // jle done
-  const size_t skip = e.code.size();
-  e.imm32(0);
+  e.skip_if_no_steps();
   if (indexed) e.bytes({0x49, 0x89, 0xF9});  // mov r9, rdi
   const size_t top = e.code.size();
   if (indexed) {
@@ -228,13 +245,7 @@ std::vector<uint8_t> loop_code(const RunMoves &t, int32_t stride, int32_t packed
       if (stores) ++*stores;
     }
   }
-  if (!indexed) e.bytes({0x48, 0x81, 0xC7}), e.imm32(stride);  // add rdi, stride
-  e.bytes({0x48, 0x81, 0xC6}), e.imm32(packed);  // add rsi, packed
-  e.bytes({0x48, 0xFF, 0xCA});                   // dec rdx
-  e.bytes({0x0F, 0x85});                         // jnz top
-  e.imm32((int32_t)top - (int32_t)(e.code.size() + 4));
-  const int32_t done = (int32_t)(e.code.size() - (skip + 4));
-  std::memcpy(e.code.data() + skip, &done, 4);
+  e.end_loop(top, indexed ? 0 : stride, packed);
   if (e.used_ymm()) e.bytes({0xC5, 0xF8, 0x77});  // vzeroupper
   e.bytes({0x48, 0x89, 0xF0});                     // mov rax, rsi
   e.bytes({0xC3});                                 // ret
@@ -355,10 +366,7 @@ RegisterGroups register_groups(const RunMoves &t, int32_t stride, int32_t packed
   e.bytes({0x49, 0x89, 0xD0});                            // mov r8, rdx
   e.bytes({0x49, 0x83, 0xE0, (uint8_t)(g - 1)});          // and r8, g - 1
   e.bytes({0x48, 0xC1, 0xEA, (uint8_t)__builtin_ctzll(g)});  // shr rdx, log2 g
-  e.bytes({0x48, 0x85, 0xD2});                            // test rdx, rdx
-  e.bytes({0x0F, 0x8E});                                  // jle done
-  const size_t skip = e.code.size();
-  e.imm32(0);
+  e.skip_if_no_steps();
   // The index vectors stay in ymm3 on, loaded once.
   for (size_t i = 0; i < pool.size(); i++) e.load_const((uint8_t)(3 + i), i);
   const size_t top = e.code.size();
@@ -376,13 +384,7 @@ RegisterGroups register_groups(const RunMoves &t, int32_t stride, int32_t packed
     }
     e.store(kRsi, (int32_t)(32 * o));
   }
-  e.bytes({0x48, 0x81, 0xC7}), e.imm32((int32_t)(g * stride));  // add rdi, g * stride
-  e.bytes({0x48, 0x81, 0xC6}), e.imm32((int32_t)(g * packed));  // add rsi, g * packed
-  e.bytes({0x48, 0xFF, 0xCA});                                  // dec rdx
-  e.bytes({0x0F, 0x85});                                        // jnz top
-  e.imm32((int32_t)top - (int32_t)(e.code.size() + 4));
-  const int32_t done = (int32_t)(e.code.size() - (skip + 4));
-  std::memcpy(e.code.data() + skip, &done, 4);
+  e.end_loop(top, (int32_t)(g * stride), (int32_t)(g * packed));
   e.bytes({0xC5, 0xF8, 0x77});  // vzeroupper
   e.bytes({0x4C, 0x89, 0xC2});  // mov rdx, r8
   e.bytes({0xE9});              // jmp to the moves loop (compile() patches it)
@@ -423,7 +425,7 @@ std::shared_ptr<const JitCode> compile(const RunMoves &moves, int32_t stride, in
   code->unpack = reinterpret_cast<JitLoop>(static_cast<char *>(m) + at);
   if (groups.group) {
     code->groups = reinterpret_cast<JitLoop>(static_cast<char *>(m) + at_groups);
-    code->group = groups.group, code->group_permutes = groups.permutes;
+    code->group_permutes = groups.permutes;
   }
   return code;
 }

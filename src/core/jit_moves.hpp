@@ -24,12 +24,12 @@ using JitLoop = char *(*)(char *user, char *stream, int64_t count, const int64_t
 /// A leaf's pack and unpack loops, in executable memory owned here.
 struct JitCode {
   JitLoop pack = nullptr, unpack = nullptr;
-  /// Packing a strided loop `group` instances a step, whole registers of
+  /// Packing a strided loop a few instances a step, whole registers of
   /// the stream each (jit_moves.cpp register_groups), the instances past
   /// the last whole step by `pack`'s moves.  Null where the layout has no
   /// such loop.
   JitLoop groups = nullptr;
-  int64_t group = 0, group_permutes = 0;  // and a step's permuted windows
+  int64_t group_permutes = 0;  // a step's permuted windows
   int64_t moves = 0;  // an instance's (RunMoves), before packing gathers them
   void *memory = nullptr;
   size_t bytes = 0;
