@@ -749,7 +749,7 @@ template <bool Pack>
 char *k_vec_jit(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   return (Pack ? n.jit->pack : n.jit->unpack)(base + i0 * n.stride, s, i1 - i0, nullptr);
 }
-// Packing whole steps of JitCode::group instances by registers, the rest
+// Packing whole steps of a few instances by registers (JitCode::groups), the rest
 // by the moves (the compiled groups loop runs both).
 char *k_vec_jit_groups(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   return n.jit->groups(base + i0 * n.stride, s, i1 - i0, nullptr);
