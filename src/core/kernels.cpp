@@ -389,7 +389,8 @@ inline char *row(char *p, char *s, int64_t n, int64_t st, int64_t b) {
 //   - one block per iteration against the unrolled row: packing 16 Ki
 //     blocks 2064-4112 bytes apart (their lines in L2), 1.2-1.5x faster
 //     (NAS MG x: 2217 against 1797), and unpacking them 0-7%; from memory
-//     no better packing (4096 apart: 428 against 547);
+//     no better packing (4096 apart: 428 against 547); on the AMD EPYC
+//     VM no faster, but 1.14-1.6x so where paced (row_far);
 //   - unpacking to blocks a multiple of 1 KiB apart (they fall into at
 //     most 4 of the L1's 64 sets, and few of L2's) over 128 MiB or more,
 //     prefetching 16 blocks ahead ran 1.4-2.3x faster (3D Face YZ DOUBLE:
@@ -405,21 +406,42 @@ inline char *row(char *p, char *s, int64_t n, int64_t st, int64_t b) {
 // The alternatives read the row's length and strides from the plan node
 // at every block, by reference: their stores may alias the node, so the
 // compiler reloads them after each one.  Those are the loops that
-// measured faster; the same loops with the strides in registers ran no
-// faster than the unrolled row.  (Why, the VM's lack of performance
-// counters did not let us see; an alternative is only taken where it
+// measured faster on the Intel VM; the same loops with the strides in
+// registers ran no faster than the unrolled row.  (Why, the VM's lack of
+// performance counters did not let us see; the AMD VM's pacing suggests
+// loads that wait are the point.  An alternative is only taken where it
 // measures faster.)
 constexpr int64_t kFarStride = 1024;
 constexpr int64_t kFarAhead = 16;  // blocks prefetched ahead (unpack)
-// The loop shapes of far-strided rows: one block per iteration (the
-// pointer moved by the stride), the same with prefetch (unpack), or each
-// block's address from its indices (unpack).
-enum class Far { Step, Prefetch, Index };
+// The loop shapes of far-strided rows: one block per iteration, paced
+// (pack), the same with prefetch (unpack), or each block's address from
+// its indices (unpack).
+enum class Far { Paced, Prefetch, Index };
 template <bool Pack, int B, Far F>
 inline char *row_far(char *p, char *s, const int64_t &n, const int64_t &st) {
   int64_t k = 0;
   if constexpr (F == Far::Index) {
     for (; k < n; k++, s += B) mv_block<Pack, B>(p + k * st, s, B);
+    return s;
+  }
+  if constexpr (F == Far::Paced) {
+    // Packing, each block's address passes through two multiplications
+    // (by a one the compiler cannot see), which holds the loop to about a
+    // block per two cycles.  Loads issued faster, each on a page of its
+    // own, ran slower on the AMD EPYC VM: 16 Ki doubles 2064 bytes apart
+    // 1.14-1.21x faster so, 4096 apart 1.18-1.23x, floats 2048 apart
+    // 1.58x; 1024 apart 0.93x (four a page), and within L2 (512 doubles)
+    // 0.6x, where the timing keeps the base.  NAS MG x's hand loop paces
+    // itself so by accident (it reloads its strides and multiplies them
+    // after every store) and packed 1.2x faster than the unpaced loops.
+    int64_t one = 1;
+    asm("" : "+r"(one));
+#pragma GCC unroll 1
+    for (; k < n; k++, p += st, s += B) {
+      int64_t d = k;
+      asm("" : "+r"(d));
+      mv_block<Pack, B>(p + (d * one * one - d), s, B);
+    }
     return s;
   }
   if constexpr (F == Far::Prefetch && !Pack) {
@@ -2118,7 +2140,7 @@ void pick_far(Node &n, int64_t b, int64_t row_stride) {
   switch (b) {
 #define LOOM_CASE(N)                                                                      \
   case N:                                                                                 \
-    n.pack_alt = K<true, N, Far::Step>::f;                                                \
+    n.pack_alt = K<true, N, Far::Paced>::f;                                               \
     n.unpack_alt = few_sets ? K<false, N, Far::Prefetch>::f : K<false, N, Far::Index>::f; \
     return;
     LOOM_CASE(1) LOOM_CASE(2) LOOM_CASE(4) LOOM_CASE(8) LOOM_CASE(12) LOOM_CASE(16)
