@@ -282,6 +282,35 @@ inline char *pair_rows_33_48(char *&p, char *s, int64_t &k, int64_t n, int64_t s
 }
 #endif
 
+// Packing blocks of 33-48 bytes each on a page of its own (a stride over
+// a page, every block a TLB miss and its lines cold): 16-byte moves from
+// the block's start, as a compiler expands a hand loop's memcpy, and an 8-
+// or 16-byte tail ending at the block's end, where head and tail took a
+// 32- and a 16-byte move.  Blocks at 16-byte offsets so cross no line
+// boundary within a move but at the tail (a 40-byte block none), and on
+// the AMD EPYC VM loads that cross one cost much more when their lines
+// come from far: NAS LU y (5 doubles 40880 bytes apart) packed 0.62-0.68x
+// the hand loop in runs where memory was slow (the bench's whole DDTBench
+// group), 0.98-0.99x so, and 1.04-1.07x -> 1.11-1.12x in the others.
+inline char *far_rows_33_48(char *p, char *s, int64_t n, int64_t st, int64_t b) {
+  int64_t k = 0;
+  if (b <= 40) {
+    for (; k + 2 <= n; k += 2, p += 2 * st, s += 2 * b) {
+      mv_chunks<true, 16, 2>(p, s, 32);
+      mv<true>(p + b - 8, s + b - 8, 8);
+      mv_chunks<true, 16, 2>(p + st, s + b, 32);
+      mv<true>(p + st + b - 8, s + 2 * b - 8, 8);
+    }
+  } else {
+    for (; k + 2 <= n; k += 2, p += 2 * st, s += 2 * b) {
+      mv_chunks<true, 16, 3>(p, s, b);
+      mv_chunks<true, 16, 3>(p + st, s + b, b);
+    }
+  }
+  for (; k < n; k++, p += st, s += b) mv_chunks<true, 16, 3>(p, s, b);
+  return s;
+}
+
 // Whether row() packs blocks of b bytes by wider moves.
 bool packs_wide(int64_t b) {
   switch (size_class(b)) {
@@ -302,6 +331,8 @@ bool packs_wide(int64_t b) {
 template <bool Pack, int B>
 inline char *row(char *p, char *s, int64_t n, int64_t st, int64_t b) {
   int64_t k = 0;
+  if constexpr (Pack && B == -4)
+    if (st > kPage || st < -kPage) return far_rows_33_48(p, s, n, st, b);
 #if HWY_TARGET == HWY_AVX2
   if constexpr (Pack && B == -4)
     if (st >= b && st <= kPage) s = pair_rows_33_48(p, s, k, n, st, b);

@@ -552,7 +552,9 @@ int64_t ending_at_a_page(const TypeSpec &t) {
 // Packing rows of blocks that take two moves (3, 5-7, 9-15, 17-31 bytes;
 // 49-63 on AVX-512) moves each but a row's last as one wider move, reading
 // user bytes past it, on its page or the next block's (kernels.cpp
-// wide_move); other sizes (40, 100) move by overlapping chunks.  Rows of
+// wide_move); other sizes (33-48, 100) move by overlapping chunks (33-48
+// bytes more than a page apart by 16-byte moves and an 8- or 16-byte
+// tail, far_rows_33_48).  Rows of
 // such blocks, some under a second strided level, at strides from the
 // block's length to three pages, the first block ending within 32 bytes
 // of a page's end, against inaccessible pages wherever the typemap has no
@@ -569,8 +571,8 @@ TEST(Isa, StridedOddBlocksReadOnlyTheirPages) {
         auto uni = [&](int64_t lo, int64_t hi) {
           return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
         };
-        static const int64_t kSizes[] = {3,  5,  6,  7,  9,  10, 11, 12, 13,  15,
-                                         17, 20, 24, 28, 31, 40, 49, 56, 63, 100};
+        static const int64_t kSizes[] = {3,  5,  6,  7,  9,  10, 11, 12, 13, 15, 17, 20,
+                                         24, 28, 31, 33, 36, 40, 44, 48, 49, 56, 63, 100};
         const int64_t b = kSizes[uni(0, sizeof kSizes / sizeof kSizes[0] - 1)];
         const int64_t pg = (int64_t)sysconf(_SC_PAGESIZE);
         const int64_t strides[] = {b + uni(0, 40), uni(b, pg), pg - uni(0, 24), pg,
