@@ -282,33 +282,41 @@ inline char *pair_rows_33_48(char *&p, char *s, int64_t &k, int64_t n, int64_t s
 }
 #endif
 
-// Packing blocks of 33-48 bytes each on a page of its own (a stride over
-// a page, every block a TLB miss and its lines cold): 16-byte moves from
-// the block's start, as a compiler expands a hand loop's memcpy, and an 8-
-// or 16-byte tail ending at the block's end, where head and tail took a
-// 32- and a 16-byte move.  Blocks at 16-byte offsets so cross no line
-// boundary within a move but at the tail (a 40-byte block none), and on
-// the AMD EPYC VM loads that cross one cost much more when their lines
-// come from far: NAS LU y (5 doubles 40880 bytes apart) packed 0.62-0.68x
-// the hand loop in runs where memory was slow (the bench's whole DDTBench
-// group), 0.98-0.99x so, and 1.04-1.07x -> 1.11-1.12x in the others.
-inline char *far_rows_33_48(char *p, char *s, int64_t n, int64_t st, int64_t b) {
-  int64_t k = 0;
-  if (b <= 40) {
-    for (; k + 2 <= n; k += 2, p += 2 * st, s += 2 * b) {
-      mv_chunks<true, 16, 2>(p, s, 32);
-      mv<true>(p + b - 8, s + b - 8, 8);
-      mv_chunks<true, 16, 2>(p + st, s + b, 32);
-      mv<true>(p + st + b - 8, s + 2 * b - 8, 8);
-    }
-  } else {
-    for (; k + 2 <= n; k += 2, p += 2 * st, s += 2 * b) {
-      mv_chunks<true, 16, 3>(p, s, b);
-      mv_chunks<true, 16, 3>(p + st, s + b, b);
-    }
+// Packing blocks of 17-48 bytes each on a page of its own (a stride over
+// a page, every block a TLB miss and its lines cold): H 16-byte moves from
+// the block's start and the rest, R = b - 16 H bytes, by 8- and 4-byte
+// moves after them (or 16 more), as a compiler expands a hand loop's
+// memcpy; not two overlapping moves (a head and a tail of 16 or 32 and 16
+// bytes), whose second load reads bytes the first one reads.  On the AMD
+// EPYC VM (5 doubles 40880 bytes apart, NAS LU y) the overlapping moves
+// packed 0.62-0.68x the hand loop in runs where memory was slow (the
+// bench's whole DDTBench group; 0.98-0.99x by these moves) and 1.04-1.07x
+// in the others (1.09-1.12x); 1020 blocks of 20 bytes 40880 apart
+// 1.15-1.25x faster in the slow runs, 1.06x in the others; of 28 bytes
+// 1.15-1.27x and 1.03x.  32- and 64-byte blocks, whole 32-byte moves,
+// ran as fast as by 16-byte ones.  Other remainders (odd sizes) end with
+// an overlapping 16-byte move.
+template <int H, int R>
+inline char *far_rows_of(char *p, char *s, int64_t n, int64_t st, int64_t b) {
+#pragma GCC unroll 2
+  for (int64_t k = 0; k < n; k++, p += st, s += b) {
+    mv_chunks<true, 16, H>(p, s, 16 * H);
+    if constexpr (R == 16) mv<true>(p + 16 * H, s + 16 * H, 16);
+    if constexpr (R == 8 || R == 12) mv<true>(p + 16 * H, s + 16 * H, 8);
+    if constexpr (R == 4 || R == 12) mv<true>(p + b - 4, s + b - 4, 4);
+    if constexpr (R < 0) mv<true>(p + b - 16, s + b - 16, 16);
   }
-  for (; k < n; k++, p += st, s += b) mv_chunks<true, 16, 3>(p, s, b);
   return s;
+}
+template <int H>
+inline char *far_rows(char *p, char *s, int64_t n, int64_t st, int64_t b) {
+  switch (b - 16 * H) {
+    case 4: return far_rows_of<H, 4>(p, s, n, st, b);
+    case 8: return far_rows_of<H, 8>(p, s, n, st, b);
+    case 12: return far_rows_of<H, 12>(p, s, n, st, b);
+    case 16: return far_rows_of<H, 16>(p, s, n, st, b);
+    default: return far_rows_of<H, -1>(p, s, n, st, b);
+  }
 }
 
 // Whether row() packs blocks of b bytes by wider moves.
@@ -331,8 +339,8 @@ bool packs_wide(int64_t b) {
 template <bool Pack, int B>
 inline char *row(char *p, char *s, int64_t n, int64_t st, int64_t b) {
   int64_t k = 0;
-  if constexpr (Pack && B == -4)
-    if (st > kPage || st < -kPage) return far_rows_33_48(p, s, n, st, b);
+  if constexpr (Pack && (B == -3 || B == -4))
+    if (st > kPage || st < -kPage) return far_rows<B == -3 ? 1 : 2>(p, s, n, st, b);
 #if HWY_TARGET == HWY_AVX2
   if constexpr (Pack && B == -4)
     if (st >= b && st <= kPage) s = pair_rows_33_48(p, s, k, n, st, b);

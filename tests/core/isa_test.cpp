@@ -552,9 +552,9 @@ int64_t ending_at_a_page(const TypeSpec &t) {
 // Packing rows of blocks that take two moves (3, 5-7, 9-15, 17-31 bytes;
 // 49-63 on AVX-512) moves each but a row's last as one wider move, reading
 // user bytes past it, on its page or the next block's (kernels.cpp
-// wide_move); other sizes (33-48, 100) move by overlapping chunks (33-48
-// bytes more than a page apart by 16-byte moves and an 8- or 16-byte
-// tail, far_rows_33_48).  Rows of
+// wide_move); other sizes (33-48, 100) move by overlapping chunks (17-48
+// bytes more than a page apart without overlap, far_rows: also
+// Isa.FarRowsOfBlocksReadOnlyTheirPages).  Rows of
 // such blocks, some under a second strided level, at strides from the
 // block's length to three pages, the first block ending within 32 bytes
 // of a page's end, against inaccessible pages wherever the typemap has no
@@ -585,6 +585,31 @@ TEST(Isa, StridedOddBlocksReadOnlyTheirPages) {
         const int64_t first = st >= b ? 2 * pg - b - uni(0, 32) : ending_at_a_page(*t);
         const std::string e = page_exact_trial(t, first, (size_t)uni(0, reference_layout(*t).size),
                                                rng, st >= b);
+        return e.empty() ? "" : e + "\n  type: " + describe(*t);
+      });
+}
+
+// Blocks of every length from 17 to 48 bytes more than a page apart
+// (packed by 16-byte moves and 8-, 4- or 16-byte ones after them,
+// kernels.cpp far_rows, whatever the remainder; unpacked by the row),
+// rows of one to seven blocks, some under a second strided level, the
+// first block ending within 32 bytes of a page's end, against
+// inaccessible pages wherever the typemap has no byte
+// (page_exact_trial).  Every length on every set: the random sizes of
+// Isa.StridedOddBlocksReadOnlyTheirPages meet a far stride a few times.
+TEST(Isa, FarRowsOfBlocksReadOnlyTheirPages) {
+  on_every_set(
+      "Isa.FarRowsOfBlocksReadOnlyTheirPages", 32,
+      [](std::mt19937_64 &rng, int i, uint64_t) -> std::string {
+        auto uni = [&](int64_t lo, int64_t hi) {
+          return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+        };
+        const int64_t b = 17 + i, pg = (int64_t)sysconf(_SC_PAGESIZE);
+        const int64_t st = uni(0, 1) ? pg + 16 * uni(1, 40) : uni(pg + 1, 3 * pg), n = uni(1, 7);
+        TypeSpecPtr t = hvector(n, 1, st, contig(b, prim(LOOM_BYTE)));
+        if (uni(0, 1)) t = hvector(2, 1, n * st + uni(0, 64), t);
+        const std::string e = page_exact_trial(t, 2 * pg - b - uni(0, 32),
+                                               (size_t)uni(0, reference_layout(*t).size), rng);
         return e.empty() ? "" : e + "\n  type: " + describe(*t);
       });
 }
