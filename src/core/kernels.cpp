@@ -282,8 +282,8 @@ inline char *pair_rows_33_48(char *&p, char *s, int64_t &k, int64_t n, int64_t s
 }
 #endif
 
-// Packing blocks of 17-48 bytes each on a page of its own (a stride over
-// a page, every block a TLB miss and its lines cold): H 16-byte moves from
+// Blocks of 17-48 bytes each on a page of its own (a stride over a page,
+// every block a TLB miss and its lines cold): H 16-byte moves from
 // the block's start and the rest, R = b - 16 H bytes, by 8- and 4-byte
 // moves after them (or 16 more), as a compiler expands a hand loop's
 // memcpy; not two overlapping moves (a head and a tail of 16 or 32 and 16
@@ -294,28 +294,29 @@ inline char *pair_rows_33_48(char *&p, char *s, int64_t &k, int64_t n, int64_t s
 // in the others (1.09-1.12x); 1020 blocks of 20 bytes 40880 apart
 // 1.15-1.25x faster in the slow runs, 1.06x in the others; of 28 bytes
 // 1.15-1.27x and 1.03x.  32- and 64-byte blocks, whole 32-byte moves,
-// ran as fast as by 16-byte ones.  Other remainders (odd sizes) end with
+// ran as fast as by 16-byte ones.  Unpacking so, 20 and 40 bytes 1.03-
+// 1.14x faster (28: 0.87-1.12x).  Other remainders (odd sizes) end with
 // an overlapping 16-byte move.
-template <int H, int R>
+template <bool Pack, int H, int R>
 inline char *far_rows_of(char *p, char *s, int64_t n, int64_t st, int64_t b) {
 #pragma GCC unroll 2
   for (int64_t k = 0; k < n; k++, p += st, s += b) {
-    mv_chunks<true, 16, H>(p, s, 16 * H);
-    if constexpr (R == 16) mv<true>(p + 16 * H, s + 16 * H, 16);
-    if constexpr (R == 8 || R == 12) mv<true>(p + 16 * H, s + 16 * H, 8);
-    if constexpr (R == 4 || R == 12) mv<true>(p + b - 4, s + b - 4, 4);
-    if constexpr (R < 0) mv<true>(p + b - 16, s + b - 16, 16);
+    mv_chunks<Pack, 16, H>(p, s, 16 * H);
+    if constexpr (R == 16) mv<Pack>(p + 16 * H, s + 16 * H, 16);
+    if constexpr (R == 8 || R == 12) mv<Pack>(p + 16 * H, s + 16 * H, 8);
+    if constexpr (R == 4 || R == 12) mv<Pack>(p + b - 4, s + b - 4, 4);
+    if constexpr (R < 0) mv<Pack>(p + b - 16, s + b - 16, 16);
   }
   return s;
 }
-template <int H>
+template <bool Pack, int H>
 inline char *far_rows(char *p, char *s, int64_t n, int64_t st, int64_t b) {
   switch (b - 16 * H) {
-    case 4: return far_rows_of<H, 4>(p, s, n, st, b);
-    case 8: return far_rows_of<H, 8>(p, s, n, st, b);
-    case 12: return far_rows_of<H, 12>(p, s, n, st, b);
-    case 16: return far_rows_of<H, 16>(p, s, n, st, b);
-    default: return far_rows_of<H, -1>(p, s, n, st, b);
+    case 4: return far_rows_of<Pack, H, 4>(p, s, n, st, b);
+    case 8: return far_rows_of<Pack, H, 8>(p, s, n, st, b);
+    case 12: return far_rows_of<Pack, H, 12>(p, s, n, st, b);
+    case 16: return far_rows_of<Pack, H, 16>(p, s, n, st, b);
+    default: return far_rows_of<Pack, H, -1>(p, s, n, st, b);
   }
 }
 
@@ -339,8 +340,9 @@ bool packs_wide(int64_t b) {
 template <bool Pack, int B>
 inline char *row(char *p, char *s, int64_t n, int64_t st, int64_t b) {
   int64_t k = 0;
-  if constexpr (Pack && (B == -3 || B == -4))
-    if (st > kPage || st < -kPage) return far_rows<B == -3 ? 1 : 2>(p, s, n, st, b);
+  // (AVX-512 unpacks 17-31-byte blocks with one masked store each, below.)
+  if constexpr (B == -4 || (B == -3 && (Pack || !kHas64)))
+    if (st > kPage || st < -kPage) return far_rows<Pack, B == -3 ? 1 : 2>(p, s, n, st, b);
 #if HWY_TARGET == HWY_AVX2
   if constexpr (Pack && B == -4)
     if (st >= b && st <= kPage) s = pair_rows_33_48(p, s, k, n, st, b);

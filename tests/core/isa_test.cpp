@@ -590,8 +590,9 @@ TEST(Isa, StridedOddBlocksReadOnlyTheirPages) {
 }
 
 // Blocks of every length from 17 to 48 bytes more than a page apart
-// (packed by 16-byte moves and 8-, 4- or 16-byte ones after them,
-// kernels.cpp far_rows, whatever the remainder; unpacked by the row),
+// (moved by 16-byte moves and 8-, 4- or 16-byte ones after them,
+// kernels.cpp far_rows, whatever the remainder; on AVX-512 17-31 bytes
+// unpack by masked stores),
 // rows of one to seven blocks, some under a second strided level, the
 // first block ending within 32 bytes of a page's end, against
 // inaccessible pages wherever the typemap has no byte
