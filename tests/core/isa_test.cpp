@@ -31,6 +31,14 @@
 namespace loomtest {
 namespace {
 
+// Uniform integers in [lo, hi] from a trial's generator.
+struct Uniform {
+  std::mt19937_64 &rng;
+  int64_t operator()(int64_t lo, int64_t hi) const {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  }
+};
+
 std::vector<std::string> runnable() {
   std::vector<std::string> v;
   std::stringstream in(loom_isa_list());
@@ -188,9 +196,7 @@ TEST(Isa, Avx2PermutesOnlyWhereMaskedStoresAreFast) {
 // placed at scattered slots instead of repeated.
 // Returns the type and the most instances a trial should move of it.
 std::pair<TypeSpecPtr, int64_t> small_pattern(std::mt19937_64 &rng) {
-  auto uni = [&](int64_t lo, int64_t hi) {
-    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-  };
+  const Uniform uni{rng};
   static const loom_prim kPrims[] = {LOOM_BYTE, LOOM_SHORT, LOOM_FLOAT, LOOM_DOUBLE};
   const int which = (int)uni(0, 4);
   TypeSpecPtr elem = which < 4 ? prim(kPrims[which]) : contig(2, prim(LOOM_DOUBLE));
@@ -249,9 +255,7 @@ std::pair<TypeSpecPtr, int64_t> small_pattern(std::mt19937_64 &rng) {
 // or more (packed from shared windows, ChunkTable::shared), resized to a
 // few bytes more.
 std::pair<TypeSpecPtr, int64_t> rising_runs(std::mt19937_64 &rng) {
-  auto uni = [&](int64_t lo, int64_t hi) {
-    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-  };
+  const Uniform uni{rng};
   static const loom_prim kPrims[] = {LOOM_BYTE, LOOM_SHORT, LOOM_FLOAT, LOOM_DOUBLE};
   const int which = (int)uni(0, 3);
   const int64_t size = int64_t(1) << which, span = uni(129, 600) / size;  // elements
@@ -269,9 +273,7 @@ std::pair<TypeSpecPtr, int64_t> rising_runs(std::mt19937_64 &rng) {
 // 32 KiB of them (packed a group of instances a step from 16 KiB where
 // their bytes fill whole registers, kernels.cpp k_vec_groups_pack).
 std::pair<TypeSpecPtr, int64_t> strided_blocks(std::mt19937_64 &rng) {
-  auto uni = [&](int64_t lo, int64_t hi) {
-    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-  };
+  const Uniform uni{rng};
   static const loom_prim kPrims[] = {LOOM_BYTE, LOOM_SHORT, LOOM_FLOAT, LOOM_DOUBLE};
   const int which = (int)uni(0, 3);
   const int64_t b = uni(1, 24), stride = b + uni(1, std::min<int64_t>(b, 8));
@@ -568,9 +570,7 @@ TEST(Isa, StridedOddBlocksReadOnlyTheirPages) {
   on_every_set(
       "Isa.StridedOddBlocksReadOnlyTheirPages", static_cast<int>(60 * test_scale()),
       [](std::mt19937_64 &rng, int, uint64_t) -> std::string {
-        auto uni = [&](int64_t lo, int64_t hi) {
-          return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-        };
+        const Uniform uni{rng};
         static const int64_t kSizes[] = {3,  5,  6,  7,  9,  10, 11, 12, 13, 15, 17, 20,
                                          24, 28, 31, 33, 36, 40, 44, 48, 49, 56, 63, 100};
         const int64_t b = kSizes[uni(0, sizeof kSizes / sizeof kSizes[0] - 1)];
@@ -602,9 +602,7 @@ TEST(Isa, FarRowsOfBlocksReadOnlyTheirPages) {
   on_every_set(
       "Isa.FarRowsOfBlocksReadOnlyTheirPages", 32,
       [](std::mt19937_64 &rng, int i, uint64_t) -> std::string {
-        auto uni = [&](int64_t lo, int64_t hi) {
-          return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-        };
+        const Uniform uni{rng};
         const int64_t b = 17 + i, pg = (int64_t)sysconf(_SC_PAGESIZE);
         const int64_t st = uni(0, 1) ? pg + 16 * uni(1, 40) : uni(pg + 1, 3 * pg), n = uni(1, 7);
         TypeSpecPtr t = hvector(n, 1, st, contig(b, prim(LOOM_BYTE)));
@@ -627,9 +625,7 @@ TEST(Isa, RegisterStepsReadOnlyTheirPages) {
   on_every_set(
       "Isa.RegisterStepsReadOnlyTheirPages", static_cast<int>(60 * test_scale()),
       [](std::mt19937_64 &rng, int, uint64_t) -> std::string {
-        auto uni = [&](int64_t lo, int64_t hi) {
-          return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-        };
+        const Uniform uni{rng};
         std::vector<int64_t> bl, disp;
         int64_t at = 0;
         for (int64_t k = uni(2, 6); k > 0; --k) {
@@ -663,9 +659,7 @@ TEST(Isa, RunsOfMixedLengthsOnEverySet) {
   on_every_set(
       "Isa.RunsOfMixedLengthsOnEverySet", static_cast<int>(60 * test_scale()),
       [](std::mt19937_64 &rng, int i, uint64_t seed) -> std::string {
-        auto uni = [&](int64_t lo, int64_t hi) {
-          return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-        };
+        const Uniform uni{rng};
         const int64_t pg = (int64_t)sysconf(_SC_PAGESIZE);
         TypeSpecPtr t;
         if (i % 4 != 2) {
@@ -708,9 +702,7 @@ TEST(Isa, RunsOfMixedLengthsOnEverySet) {
 TEST(Isa, ShortRowsOfSmallElementsOnEverySet) {
   on_every_set("Isa.ShortRowsOfSmallElementsOnEverySet", static_cast<int>(60 * test_scale()),
                [](std::mt19937_64 &rng, int i, uint64_t seed) {
-                 auto uni = [&](int64_t lo, int64_t hi) {
-                   return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-                 };
+                 const Uniform uni{rng};
                  const int64_t size = uni(0, 1) ? 8 : 4;
                  TypeSpecPtr t =
                      vector(8, 1, uni(2, 30), prim(size == 8 ? LOOM_DOUBLE : LOOM_FLOAT));
@@ -734,9 +726,7 @@ TEST(Isa, OverlappingInstancesUnpackInTypemapOrderOnEverySet) {
   on_every_set("Isa.OverlappingInstancesUnpackInTypemapOrderOnEverySet",
                static_cast<int>(40 * test_scale()),
                [](std::mt19937_64 &rng, int, uint64_t) -> std::string {
-                 auto uni = [&](int64_t lo, int64_t hi) {
-                   return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-                 };
+                 const Uniform uni{rng};
                  const bool floats = uni(0, 1);
                  const int64_t size = floats ? 4 : 1, len = floats ? uni(2, 4) : uni(2, 16);
                  const TypeSpecPtr t =
