@@ -1,5 +1,6 @@
 #include "jit_moves.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <cstring>
@@ -215,6 +216,20 @@ std::vector<uint8_t> loop_code(const RunMoves &t, int32_t stride, int32_t packed
     e.bytes({0x4C, 0x01, 0xCF});        // add rdi, r9
     e.bytes({0x48, 0x83, 0xC1, 0x08});  // add rcx, 8
   }
+  // The moves in stream order, not RunMoves' width by width: each store
+  // then lands at or past the one before (and, unpacking, each load),
+  // as a hand loop's do.  Shorts in 5 runs of every 21 packed 1.5x
+  // faster so, unpacked 1.15x (2 KiB, a C loop of the same moves in
+  // either order, AMD EPYC VM).
+  struct Move {
+    int width;
+    int32_t user, stream;
+  };
+  std::vector<Move> moves;
+  for (int w = 0, k = 0; w < RunMoves::kWidths; w++)
+    for (int32_t j = 0; j < t.count[w]; j++, k++) moves.push_back({32 >> w, t.at[k][0], t.at[k][1]});
+  std::stable_sort(moves.begin(), moves.end(),
+                   [](const Move &a, const Move &b) { return a.stream < b.stream; });
   // Packing, moves whose stream bytes follow each other go through one
   // register to one store (gather): two of 8 bytes, four (or two) of 4
   // and, with AVX, two of 16, as the vectoriser packs a hand loop's
@@ -223,27 +238,26 @@ std::vector<uint8_t> loop_code(const RunMoves &t, int32_t stride, int32_t packed
   // 1.06x at 64 KiB, random runs 1.04x / 1.03x, the baseline's
   // (pairs of 8 only) 1.05x / 1.02x (in-process A/B, AMD EPYC VM).
   // Unpacking gains nothing so: it stays a load and a store a move.
-  size_t k = 0;
-  for (int w = 0; w < RunMoves::kWidths; w++) {
-    const int width = 32 >> w;
+  for (size_t k = 0; k < moves.size();) {
+    const int width = moves[k].width;
+    const int32_t q = moves[k].stream;
     const int most = !pack ? 1 : width == 8 ? 2 : !avx ? 1 : width == 4 ? 4 : width == 16 ? 2 : 1;
-    for (int32_t j = 0; j < t.count[w];) {
-      const int32_t q = t.at[k][1];
-      int g = 1;
-      while (g < most && j + g < t.count[w] && t.at[k + g][1] == q + g * width) g++;
-      if (g == 3) g = 2;  // three floats: a pair and one
-      if (g > 1) {
-        int32_t a[4];
-        for (int i = 0; i < g; i++) a[i] = t.at[k + i][0];
-        e.gather(width, g, a, kRdi, kRsi, q);
-      } else if (pack) {
-        e.move(width, kRdi, t.at[k][0], kRsi, q);
-      } else {
-        e.move(width, kRsi, q, kRdi, t.at[k][0]);
-      }
-      j += g, k += g;
-      if (stores) ++*stores;
+    int g = 1;
+    while (g < most && k + g < moves.size() && moves[k + g].width == width &&
+           moves[k + g].stream == q + g * width)
+      g++;
+    if (g == 3) g = 2;  // three floats: a pair and one
+    if (g > 1) {
+      int32_t a[4];
+      for (int i = 0; i < g; i++) a[i] = moves[k + i].user;
+      e.gather(width, g, a, kRdi, kRsi, q);
+    } else if (pack) {
+      e.move(width, kRdi, moves[k].user, kRsi, q);
+    } else {
+      e.move(width, kRsi, q, kRdi, moves[k].user);
     }
+    k += g;
+    if (stores) ++*stores;
   }
   e.end_loop(top, indexed ? 0 : stride, packed);
   if (e.used_ymm()) e.bytes({0xC5, 0xF8, 0x77});  // vzeroupper
