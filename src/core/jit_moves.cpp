@@ -423,7 +423,7 @@ std::shared_ptr<const JitCode> compile(const RunMoves &moves, int32_t stride, in
   if (m == MAP_FAILED) return nullptr;
   auto code = std::make_shared<JitCode>();
   code->memory = m, code->bytes = bytes;
-  code->moves = (int64_t)moves.at.size();
+  code->stores = stores;
   std::memcpy(m, p.data(), p.size());
   std::memcpy(static_cast<char *>(m) + at, u.data(), u.size());
   if (groups.group) {

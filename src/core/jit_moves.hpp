@@ -30,7 +30,7 @@ struct JitCode {
   /// such loop.
   JitLoop groups = nullptr;
   int64_t group_permutes = 0;  // a step's permuted windows
-  int64_t moves = 0;  // an instance's (RunMoves), before packing gathers them
+  int64_t stores = 0;  // an instance's in the packing loop (moves, gathers)
   void *memory = nullptr;
   size_t bytes = 0;
   JitCode() = default;

@@ -2406,13 +2406,15 @@ void pack_by_shuffle([[maybe_unused]] Node &n) {
     // 1.7-5x faster at 2 KiB (all patterns 1.18x), 1.23x at 64 KiB on
     // the one that took them there (all 1.06x); LOOM_ISA=avx512 2.7-5x.
     n.shuffle_pieces = make_shuffle_pieces(n);
-    // Not over a compiled loop (jit_moves) of fewer than two moves a
-    // window of the pieces (a load and a shuffle each): short patterns of
-    // 10-20 runs of bytes or shorts in 3-4 windows a piece packed 0.76-
-    // 0.83x as fast by pieces; random short patterns 1.08x faster so, tiles
-    // of shorts 1.03x (in-process A/B, AVX2 AMD EPYC VM, 2 and 64 KiB).
+    // Not over a compiled loop (jit_moves) of no more stores an instance
+    // than the pieces take windows (each a load and a shuffle; the most
+    // a piece needs, times the pieces): against the loop's stores, after
+    // its gathers, random short patterns packed 1.11-1.15x faster than
+    // against twice its moves (in-process A/B, 2 and 64 KiB; bytes and
+    // tiles 1.00-1.02x), 34 bytes of every 50 in 3 pieces of 5 windows
+    // 0.84x as fast by pieces as by 4 stores (AVX2 AMD EPYC VM).
     if (n.shuffle_pieces && n.jit &&
-        2 * n.shuffle_pieces->pieces * n.shuffle_pieces->windows > n.jit->moves)
+        n.shuffle_pieces->pieces * n.shuffle_pieces->windows >= n.jit->stores)
       n.shuffle_pieces = nullptr;
 #if HWY_TARGET == HWY_AVX3
     // Unpacking too, under byte masks: random short patterns 1.7-2.95x
