@@ -320,20 +320,6 @@ inline char *far_rows(char *p, char *s, int64_t n, int64_t st, int64_t b) {
   }
 }
 
-// Whether row() packs blocks of b bytes by wider moves.
-bool packs_wide(int64_t b) {
-  switch (size_class(b)) {
-    case 3: return wide_move<3>() > 0;
-    case 12: return wide_move<12>() > 0;
-    case 24: return wide_move<24>() > 0;
-    case -1: return wide_move<-1>() > 0;
-    case -2: return wide_move<-2>() > 0;
-    case -3: return wide_move<-3>() > 0;
-    case -5: return wide_move<-5>() > 0;
-    default: return false;
-  }
-}
-
 // One strided row of n blocks: the innermost loop of every strided kernel,
 // unrolled so that short rows (3D faces, Flash) do not pay loop overhead
 // per element.
@@ -2582,15 +2568,14 @@ void select_base_kernels(Node &n) {
         // the tile's moves.  Random tiles (in-process A/B, AVX2 AMD EPYC
         // VM): up to kShortRow blocks (2-6 rows of 2-6) 2-3.7x faster at 2
         // KiB, 1.1-2.9x at 64 KiB, by element lists or the compiled loop;
-        // 2-7 rows of 9-17 blocks 1.04-1.7x compiled, but packing blocks
-        // that the row packs by wider moves (3, 12, 24 bytes: wide_move)
-        // 0.72-0.94x: those pack by Vec3Blk.
+        // 2-7 rows of 9-17 blocks 1.04-1.7x compiled, and since the loop
+        // moves in stream order, blocks that the row packs by wider moves
+        // too (3 shorts, floats or doubles: 1.2-3.1x at 2 and 64 KiB; they
+        // had packed 0.72-0.94x as fast compiled in width order).
         const int64_t blocks = c->count <= kMaxElementLoop && c->child->count <= kMaxElementLoop
                                    ? c->count * c->child->count : INT64_MAX;
         if (blocks <= kShortRow && (pick_elements(n) || pick_compiled(n))) return pack_in_pairs(n);
-        const Kernel row_pack = n.pack;
-        if (blocks > kShortRow && pick_compiled(n) && packs_wide(c->child->child->count))
-          n.pack = row_pack;
+        if (blocks > kShortRow) pick_compiled(n);
         return;
       }
       if (c->kind == Kind::Idx && c->child->kind == Kind::Block) {
