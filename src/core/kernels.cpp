@@ -2586,10 +2586,10 @@ void select_base_kernels(Node &n) {
         // the tile's moves.  Random tiles (in-process A/B, AVX2 AMD EPYC
         // VM): up to kShortRow blocks (2-6 rows of 2-6) 2-3.7x faster at 2
         // KiB, 1.1-2.9x at 64 KiB, by element lists or the compiled loop;
-        // 2-7 rows of 9-17 blocks 1.04-1.7x compiled, and since the loop
-        // moves in stream order, blocks that the row packs by wider moves
-        // too (3 shorts, floats or doubles: 1.2-3.1x at 2 and 64 KiB; they
-        // had packed 0.72-0.94x as fast compiled in width order).
+        // 2-7 rows of 9-17 blocks 1.04-1.7x compiled, blocks that the row
+        // packs by wider moves too (3 shorts, floats or doubles: 1.2-3.1x
+        // at 2 and 64 KiB, where an earlier measurement had found them
+        // 0.72-0.94x as fast).
         const int64_t blocks = c->count <= kMaxElementLoop && c->child->count <= kMaxElementLoop
                                    ? c->count * c->child->count : INT64_MAX;
         if (blocks <= kShortRow && (pick_elements(n) || pick_compiled(n))) return pack_in_pairs(n);
