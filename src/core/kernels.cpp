@@ -2563,14 +2563,17 @@ void select_base_kernels(Node &n) {
           !(small_stride(*c) && c->count >= 16)) {
         if (pick_transpose(n, &n.pack, &n.unpack)) return;
         pick_far<VecVecBlkFar>(n, c->child->count, c->stride);
-        // Short rows of other blocks (bytes, shorts, float triples) by the
-        // compiled loop: the row kernel's setup and branches an instance
-        // cost more than its moves (2 shorts 3 apart of every 9 bytes
-        // unpacked at 0.21-0.43x the hand loop; 1.7-3.4x faster so; rows
-        // of 2-16 blocks 1.1-3.4x unpacking, packing 1.03x; in-process
-        // A/B, AVX2 AMD EPYC VM).  Longer rows keep the row kernel: rows
-        // of 20 float triples packed 0.76-0.81x as fast compiled.
-        if (!pick_elements(n) && !(c->count <= kShortRow && pick_compiled(n)))
+        // Rows of up to kMaxElementLoop other blocks (bytes, shorts, float
+        // triples) by the compiled loop: the row kernel's setup and
+        // branches an instance cost more than its moves (2 shorts 3 apart
+        // of every 9 bytes unpacked at 0.21-0.43x the hand loop; 1.7-3.4x
+        // faster so; rows of 2-16 blocks 1.1-3.4x unpacking, packing
+        // 1.03x; of 17-40 blocks of 1-4 elements, random strides, packing
+        // 1.2x, unpacking 1.09x at 2 KiB (up to 1.8x; none below 0.98x),
+        // 1.06x / 1.06x at 64 KiB, the baseline 1.09x / 1.05x; 20 float
+        // triples 1.5x; in-process A/B, AMD EPYC VM).  Longer rows keep
+        // the row kernel.
+        if (!pick_elements(n) && !(c->count <= kMaxElementLoop && pick_compiled(n)))
           BySize<VecVecBlk>::pick(c->child->count, &n.pack, &n.unpack);
         return pack_in_pairs(n);
       }
