@@ -500,14 +500,14 @@ char *k_vec_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
     // loop, and Flash packed 10% slower.
     for (; i0 + 8 <= i1; i0 += 8, p += 8 * st) s = gather8<B>(p, s, st);
   }
-#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#if HWY_TARGET == HWY_AVX2
   // 16-byte blocks in pairs, one 32-byte store each (vinserti128), as the
   // vectoriser packs two doubles of every four: in L1 stores bound the
   // row, and 128 blocks packed 1.5-1.7x faster so, at strides of 32-200
   // bytes (1.00x from L2 and memory); random 16-byte blocks at 2 KiB
   // 1.03-1.16x through loom_pack (in-process A/B, AMD EPYC VM).  Through
   // a Chunk<32> and memcpy the compiler went through the stack, 10x
-  // slower.
+  // slower.  AVX-512 not measured: unchanged.
   if constexpr (Pack && B == 16) {
     for (; i0 + 4 <= i1; i0 += 4, p += 4 * st, s += 64) {
       _mm256_storeu_si256(reinterpret_cast<__m256i *>(s), _mm256_loadu2_m128i(
@@ -2415,8 +2415,8 @@ void pack_by_shuffle([[maybe_unused]] Node &n) {
     // a piece needs, times the pieces): against the loop's stores, after
     // its gathers, random short patterns packed 1.11-1.15x faster than
     // against twice its moves (in-process A/B, 2 and 64 KiB; bytes and
-    // tiles 1.00-1.02x), 34 bytes of every 50 in 3 pieces of 5 windows
-    // 0.84x as fast by pieces as by 4 stores (AVX2 AMD EPYC VM).
+    // tiles 1.00-1.02x), 34 bytes of every 50 in 3 pieces of up to 2
+    // windows 0.84x as fast by pieces as by 4 stores (AVX2 AMD EPYC VM).
     if (n.shuffle_pieces && n.jit &&
         n.shuffle_pieces->pieces * n.shuffle_pieces->windows >= n.jit->stores)
       n.shuffle_pieces = nullptr;
