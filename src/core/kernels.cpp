@@ -830,6 +830,10 @@ char *k_idx_jit(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 
 template <bool Pack, int B, class D>
 inline char *idx_blk(const D *d, int64_t b, char *base, char *s, int64_t i0, int64_t i1) {
+  // Unrolled: 243-500 doubles or triples of them at random offsets within
+  // 35-190 KiB packed 1.1-1.3x faster (unpacked 0.92-1.32x, mostly
+  // faster), thousands 1.00-1.06x (in-process A/B, AMD EPYC VM).
+#pragma GCC unroll 4
   for (int64_t i = i0; i < i1; i++, s += b) mv_block<Pack, B>(base + d[i], s, b);
   return s;
 }
