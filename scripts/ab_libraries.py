@@ -156,8 +156,8 @@ def main():
     ap.add_argument("--seed", type=int, help="pattern seed (default: fresh, printed)")
     ap.add_argument("--patterns", type=int, default=30)
     ap.add_argument("--size", type=int, default=1 << 16, help="packed bytes per pattern")
-    ap.add_argument("--shape", choices=["runs", "blocks", "wide", "nested"], default="runs",
-                    help="runs: index leaves of up to 16 runs; blocks: one block a stride")
+    ap.add_argument("--shape", choices=["runs", "blocks", "wide", "nested", "rows"], default="runs",
+                    help="the shapes of pattern_sweep.py (its --help)")
     ap.add_argument("--elem", type=int, choices=[1, 2, 4, 8],
                     help="only patterns of elements of this many bytes")
     a = ap.parse_args()

@@ -145,7 +145,9 @@ def pattern(rng, size, shape="runs"):
     to four times its length: rows of sub-arrays, records' leading fields)
     or "nested" (a small tile: c1 rows of c2 blocks of 1 to 4 elements,
     the blocks and the rows at their own strides, up to 24 blocks: a
-    sub-block of a 2D or 3D array, pairs of fields in a record)."""
+    sub-block of a 2D or 3D array, pairs of fields in a record) or "rows"
+    (a row of 2 to 64 blocks of 1 to 6 elements at one stride: a sub-matrix
+    row, the fields of an array of records)."""
     if shape == "blocks":
         es = rng.choice([1, 2, 4, 4, 8, 8])
         b = rng.choice([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 20, 24])
@@ -162,6 +164,14 @@ def pattern(rng, size, shape="runs"):
         ext = (c1 - 1) * s1 + (c2 - 1) * s2 + b + rng.randint(1, 4)
         per = b * c1 * c2
         return es, off, [b] * len(off), ext, per, max(1, size // (per * es))
+    if shape == "rows":
+        es = rng.choice([1, 2, 4, 4, 8, 8])
+        b = rng.randint(1, 6)
+        c = rng.choice([rng.randint(2, 16), rng.randint(17, 64)])
+        s2 = b + rng.randint(1, 2 * b + 1)
+        off = [j * s2 for j in range(c)]
+        ext = (c - 1) * s2 + b + rng.randint(1, 2 * b + 1)
+        return es, off, [b] * c, ext, b * c, max(1, size // (b * c * es))
     if shape == "wide":
         es = rng.choice([1, 2, 4, 8])
         b = max(1, rng.choice([3, 5, 6, 7, 10, 12, 17, 20, 24, 28, 34, 40, 44, 48, 56, 64, 72, 80,
@@ -212,9 +222,10 @@ def main():
     ap.add_argument("--seed", type=int, help="pattern seed (default: fresh, printed)")
     ap.add_argument("--patterns", type=int, default=24)
     ap.add_argument("--size", type=int, default=1 << 20, help="packed bytes per pattern")
-    ap.add_argument("--shape", choices=["runs", "blocks", "wide", "nested"], default="runs",
+    ap.add_argument("--shape", choices=["runs", "blocks", "wide", "nested", "rows"], default="runs",
                     help="runs: index leaves of up to 16 runs; blocks: one block a stride; "
-                         "wide: one block of 3-512 bytes; nested: a small tile of blocks")
+                         "wide: one block of 3-512 bytes; nested: a small tile of blocks; "
+                         "rows: a row of 2-64 blocks at one stride")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--runs", type=int, default=1,
                     help="processes per library, medians per pattern: a pattern's speed moves "

@@ -1990,13 +1990,14 @@ void pick_elements_of(Node &n) {
 // the widest of 16, 8, 4, 2 and 1 bytes dividing all (at least min_b).
 // Runs move so as a hand loop moves them, where the alternatives moved
 // them a run at a time (k_vec_any, k_vec_idxv: a branch on each run's
-// length) or, on AVX2, by permutes (in-process A/B against those,
+// length) or by permutes (in-process A/B against those,
 // scripts/ab_libraries.py, random patterns, pack / unpack):
 //   LOOM_ISA=avx2 2 KiB 1.29x / 1.50x (byte patterns unpacked 3.3-6.3x,
 //     doubles 1.5-3.5x both ways), 64 KiB 1.18x / 1.34x;
 //   LOOM_ISA=baseline 2 KiB 1.41x / 1.35x;
 //   LOOM_ISA=avx512 (no VBMI) 2 KiB 1.07x / 1.08x, 64 KiB 1.21x / 1.19x;
-//   AVX-512 with VBMI 2 KiB 1.01x / 1.02x (few patterns get here).
+//   AVX-512 with VBMI 2 KiB 1.01x / 1.02x (few patterns got here, before
+//     doubles were taken before permutes on AVX-512 too, below).
 // Runs of up to 3.5 elements on average: shorts in runs of 4 (9 runs, 36
 // shorts) unpacked 0.66x as fast as by runs, of 3.3 1.09x; runs of 3 and
 // 7 doubles packed 0.57x (64 KiB).  min_b: on AVX2, words that a permute
@@ -2032,7 +2033,12 @@ bool pick_elements(Node &n, int64_t min_b = 1) {
     case 8: pick_elements_of<8>(n); break;
     default: pick_elements_of<16>(n);
   }
-  if constexpr (!kHas64) {
+  // The compiled loop, but with AVX-512 only for doubles (and 16-byte
+  // words), which it had permuted: random double patterns packed
+  // 1.25-1.32x, unpacked 1.23-1.27x faster compiled at 2 KiB, 1.03x /
+  // 1.04x at 64 KiB; floats 0.99x as fast, so they keep the element
+  // kernels (in-process A/B, AMD EPYC Zen 4 VM, LOOM_ISA=avx512vbmi).
+  if (!kHas64 || B >= 8) {
     auto t = make_run_moves(n, kMaxElementLoop);
     if (t) n.jit = jit_moves(*t, n.stride, c.packed, kHas32);
     if (n.jit) {
@@ -2059,21 +2065,22 @@ bool pick_elements(Node &n, int64_t min_b = 1) {
 // move it through the child's own kernel an instance at a time
 // (k_vec_any, k_idx_any: 3.3-5.9x slower on 3 runs of doubles or shorts
 // and on a struct's 3 doubles and a float, 2 and 64 KiB) or by a loop
-// over an offset table (k_vec_idx_blk).  Not with AVX-512 (see
-// pick_elements).
-bool pick_compiled([[maybe_unused]] Node &n) {
-  if constexpr (kHas64) {
-    return false;
-  } else {
-    if (n.kind == Kind::Struct || n.kind == Kind::IdxV) return false;
-    const bool indexed = n.kind == Kind::Idx;
-    auto t = make_run_moves(n, kMaxElementLoop);
-    if (t) n.jit = jit_moves(*t, n.stride, n.child->packed, kHas32, indexed);
-    if (!n.jit) return false;
-    if (indexed) n.pack = k_idx_jit<true>, n.unpack = k_idx_jit<false>;
-    else n.pack = jit_pack(*n.jit), n.unpack = k_vec_jit<false>;
-    return true;
-  }
+// over an offset table (k_vec_idx_blk).  With AVX-512 too, since the
+// compiled loops move in stream order: where AVX-512's own kernels had
+// been chosen over them (permutes, row kernels, k_vec_any), random
+// tiles packed 2.1x and unpacked 1.4x faster compiled, rows of blocks
+// 1.3x / 1.06x, single blocks 1.12x / 1.08x (2 KiB; 64 KiB tiles 1.58x
+// / 1.30x, others 1.02-1.04x; in-process A/B, AMD EPYC Zen 4 VM,
+// LOOM_ISA=avx512vbmi; avx512 alike).
+bool pick_compiled(Node &n) {
+  if (n.kind == Kind::Struct || n.kind == Kind::IdxV) return false;
+  const bool indexed = n.kind == Kind::Idx;
+  auto t = make_run_moves(n, kMaxElementLoop);
+  if (t) n.jit = jit_moves(*t, n.stride, n.child->packed, kHas32, indexed);
+  if (!n.jit) return false;
+  if (indexed) n.pack = k_idx_jit<true>, n.unpack = k_idx_jit<false>;
+  else n.pack = jit_pack(*n.jit), n.unpack = k_vec_jit<false>;
+  return true;
 }
 
 // Packing strided blocks by whole registers of the stream (JitCode::
@@ -2530,11 +2537,13 @@ void select_base_kernels(Node &n) {
 #endif
         return;
       }
-#if HWY_TARGET == HWY_AVX2
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
       // Doubles before permutes, which move 4 a register here: random
       // double patterns 1.09x faster so at 2 KiB than by the unrolled
       // pieces (chunk_loop), 0.98x / 1.00x at 64 KiB; floats, 8 a
-      // register, 0.75-0.83x at 64 KiB, keep the permutes.
+      // register, 0.75-0.83x at 64 KiB, keep the permutes.  AVX-512
+      // likewise, 8 doubles a register: by the compiled loop (pick_elements)
+      // 1.25-1.32x faster at 2 KiB.
       if ((c->kind == Kind::Idx || c->kind == Kind::IdxV) && pick_elements(n, 8)) return;
 #endif
       if (pick_permute(n)) {  // a small leaf repeated
@@ -2577,8 +2586,18 @@ void select_base_kernels(Node &n) {
         // 1.06x / 1.06x at 64 KiB, the baseline 1.09x / 1.05x; 20 float
         // triples 1.5x; in-process A/B, AMD EPYC VM).  Longer rows keep
         // the row kernel.
-        if (!pick_elements(n) && !(c->count <= kMaxElementLoop && pick_compiled(n)))
-          BySize<VecVecBlk>::pick(c->child->count, &n.pack, &n.unpack);
+        const int64_t b = c->child->count;
+        if (!pick_elements(n) && !(c->count <= kMaxElementLoop && pick_compiled(n))) {
+          BySize<VecVecBlk>::pick(b, &n.pack, &n.unpack);
+        } else if (kHas64 && n.jit && (b & (b - 1)) != 0) {
+          // With AVX-512 the row kernel unpacks a block of any length by
+          // one masked store, the compiled loop by two moves or more
+          // (three floats: 8 + 4 bytes): rows of 3-6 floats, 3 shorts
+          // or 6 bytes unpacked 0.81-0.88x as fast compiled, powers of
+          // two 1.07-1.9x faster (2 KiB, seed 5810, AMD EPYC Zen 4 VM).
+          Kernel row_pack;
+          BySize<VecVecBlk>::pick(b, &row_pack, &n.unpack);
+        }
         return pack_in_pairs(n);
       }
       if (c->kind == Kind::Vec && c->child->kind == Kind::Vec &&
@@ -2609,7 +2628,14 @@ void select_base_kernels(Node &n) {
         return pack_in_pairs(n);
       }
       if (c->kind == Kind::IdxV && pick_elements(n)) return;
-      if (pick_compiled(n)) return;
+      // Rows of every other float (or 4 bytes of every 8) keep AVX-512's
+      // vectorised row (k_vec_dense through k_vec_any): compiled, 16-58
+      // of them in a row packed 0.76-0.87x as fast; other rows of words
+      // 2-4 apart 1.03-1.9x faster compiled (2 KiB, AMD EPYC Zen 4 VM).
+      if (!(kHas64 && c->kind == Kind::Vec && small_stride(*c) && c->child->count == 4 &&
+            c->stride == 8) &&
+          pick_compiled(n))
+        return;
 #if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3
       if (c->kind == Kind::IdxV) {
         n.pack = k_vec_idxv<true>, n.unpack = k_vec_idxv<false>;
