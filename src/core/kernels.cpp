@@ -2565,9 +2565,19 @@ void select_base_kernels(Node &n) {
         // where each is a TLB miss (a cube's XZ face, 1 KiB blocks 256 KiB
         // apart, 0.9x).  Not on the baseline, whose 16-byte moves double
         // the count: 0.62-0.96x there for blocks of 256-1040 bytes.
-        if (kHas32 && c->count > 48 && c->count <= 256 && size_class(c->count) <= 0 &&
-            pick_compiled(n))
-          return;
+        // AVX-512 packs from 36 bytes so (36-48: 1.10-1.31x; 33 bytes
+        // 0.85-0.93x), but unpacks blocks of up to 48 bytes by the row's
+        // one masked store each (the loop's two moves: 0.75-0.98x as fast;
+        // 49-64 bytes 0.73-0.93x by the row; 2 KiB, AMD EPYC Zen 4 VM),
+        // and keeps its groups of blocks (make_group_table, from 16 KiB)
+        // over the loop.
+        const int64_t b = c->count;
+        if (kHas32 && b >= (kHas64 ? 36 : 49) && b <= 256 && size_class(b) <= 0 &&
+            pick_compiled(n)) {
+          if (!kHas64) return;
+          Kernel row_pack;
+          if (b <= 48) BySize<VecBlk>::pick(b, &row_pack, &n.unpack);
+        }
         pick_groups(n);
         pack_in_pairs(n);
         pick_chain(n);
