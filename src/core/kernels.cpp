@@ -2566,13 +2566,15 @@ void select_base_kernels(Node &n) {
         // apart, 0.9x).  Not on the baseline, whose 16-byte moves double
         // the count: 0.62-0.96x there for blocks of 256-1040 bytes.
         // AVX-512 packs from 36 bytes so (36-48: 1.10-1.31x; 33 bytes
-        // 0.85-0.93x), but unpacks blocks of up to 48 bytes by the row's
+        // 0.85-0.93x) where they are near (NAS LU y's 40 bytes 40 KiB
+        // apart packed 0.93x as fast), but unpacks blocks of up to 48 bytes by the row's
         // one masked store each (the loop's two moves: 0.75-0.98x as fast;
         // 49-64 bytes 0.73-0.93x by the row; 2 KiB, AMD EPYC Zen 4 VM),
         // and keeps its groups of blocks (make_group_table, from 16 KiB)
         // over the loop.
         const int64_t b = c->count;
-        if (kHas32 && b >= (kHas64 ? 36 : 49) && b <= 256 && size_class(b) <= 0 &&
+        const bool near = n.stride < kFarStride && n.stride > -kFarStride;
+        if (kHas32 && b >= (kHas64 && near ? 36 : 49) && b <= 256 && size_class(b) <= 0 &&
             pick_compiled(n)) {
           if (!kHas64) return;
           Kernel row_pack;
