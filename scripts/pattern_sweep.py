@@ -272,6 +272,9 @@ def main():
                 for only in (range(len(pats)) if a.alone else [-1]):
                     r = subprocess.run([exe, str(only)], stdout=subprocess.PIPE, text=True,
                                        env=env)
+                    if r.returncode not in (0, 1):  # 1: bytes differ; else it did not run
+                        sys.exit(f"the driver failed (exit status {r.returncode}; its errors "
+                                 f"are above)")
                     rc |= r.returncode
                     out += r.stdout
                 rows = {}
