@@ -2583,11 +2583,11 @@ void select_base_kernels(Node &n) {
         // the count: 0.62-0.96x there for blocks of 256-1040 bytes.
         // AVX-512 packs from 36 bytes so (36-48: 1.10-1.31x; 33 bytes
         // 0.85-0.93x) where they are near (NAS LU y's 40 bytes 40 KiB
-        // apart packed 0.93x as fast), but unpacks blocks of up to 48 bytes by the row's
-        // one masked store each (the loop's two moves: 0.75-0.98x as fast;
-        // 49-64 bytes 0.73-0.93x by the row; 2 KiB, AMD EPYC Zen 4 VM),
-        // and keeps its groups of blocks (make_group_table, from 16 KiB)
-        // over the loop.
+        // apart packed 0.93x as fast), but unpacks blocks of up to 48
+        // bytes by the row's one masked store each (the loop's two
+        // moves: 0.75-0.98x as fast; 49-64 bytes 0.73-0.93x by the row;
+        // 2 KiB, AMD EPYC Zen 4 VM), and keeps its groups of blocks
+        // (make_group_table, from 16 KiB) over the loop.
         const int64_t b = c->count;
         const bool near = n.stride < kFarStride && n.stride > -kFarStride;
         if (kHas32 && b >= (kHas64 && near ? 36 : 49) && b <= 256 && size_class(b) <= 0 &&
@@ -2632,8 +2632,8 @@ void select_base_kernels(Node &n) {
           BySize<VecVecBlk>::pick(b, &n.pack, &n.unpack);
         } else if (kHas64 && n.jit && (b & (b - 1)) != 0) {
           // With AVX-512 the row kernel unpacks a block of any length by
-          // one masked store, the compiled loop by two moves or more
-          // (three floats: 8 + 4 bytes): rows of 3-6 floats, 3 shorts
+          // one masked store, the compiled loop by two moves (three
+          // floats: two of 8 bytes, overlapping): rows of 3-6 floats, 3 shorts
           // or 6 bytes unpacked 0.81-0.88x as fast compiled, powers of
           // two 1.07-1.9x faster (2 KiB, seed 5810, AMD EPYC Zen 4 VM).
           Kernel row_pack;
