@@ -1971,6 +1971,12 @@ template <bool P, int B> struct IdxBlk { static constexpr Kernel f = k_idx_blk<P
 int64_t element_width(int64_t g) {
   return g % 16 == 0 ? 16 : g % 8 == 0 ? 8 : g % 4 == 0 ? 4 : g % 2 == 0 ? 2 : 1;
 }
+// The same for runs: the widest element all their lengths split into.
+int64_t element_width(const std::vector<Run> &runs) {
+  int64_t g = 0;
+  for (const Run &r : runs) g = std::gcd(g, r.len);
+  return element_width(g);
+}
 
 template <int B, int M = 2>
 void pick_elements_of(int64_t m, Node &n) {
@@ -2018,9 +2024,7 @@ bool pick_elements(Node &n, int64_t min_b = 1) {
   // (a row of a million elements).
   std::vector<Run> runs;  // the leaf's
   if (!runs_of(c, 0, (size_t)kMaxElementLoop, runs)) return false;
-  int64_t g = 0;
-  for (const Run &r : runs) g = std::gcd(g, r.len);
-  const int64_t B = element_width(g);
+  const int64_t B = element_width(runs);
   const int64_t m = c.packed / B;
   if (B < min_b || m < 2) return false;
   if (c.kind == Kind::IdxV ? m > kMaxElementLoop || 2 * m > 7 * c.count : m > kMaxElements)
@@ -2063,10 +2067,7 @@ bool pick_elements(Node &n, int64_t min_b = 1) {
 // Whether a small leaf's runs are all whole doubles (or 16-byte words).
 bool in_doubles(const Node &c) {
   std::vector<Run> runs;
-  if (!runs_of(c, 0, (size_t)kMaxElementLoop, runs)) return false;
-  int64_t g = 0;
-  for (const Run &r : runs) g = std::gcd(g, r.len);
-  return element_width(g) >= 8;
+  return runs_of(c, 0, (size_t)kMaxElementLoop, runs) && element_width(runs) >= 8;
 }
 
 // A strided loop over any other small child (an index block of more than
@@ -2590,11 +2591,11 @@ void select_base_kernels(Node &n) {
         // (make_group_table, from 16 KiB) over the loop.
         const int64_t b = c->count;
         const bool near = n.stride < kFarStride && n.stride > -kFarStride;
+        const Kernel row_unpack = n.unpack;
         if (kHas32 && b >= (kHas64 && near ? 36 : 49) && b <= 256 && size_class(b) <= 0 &&
             pick_compiled(n)) {
           if (!kHas64) return;
-          Kernel row_pack;
-          if (b <= 48) BySize<VecBlk>::pick(b, &row_pack, &n.unpack);
+          if (b <= 48) n.unpack = row_unpack;
         }
         pick_groups(n);
         pack_in_pairs(n);
@@ -2628,17 +2629,16 @@ void select_base_kernels(Node &n) {
         // triples 1.5x; in-process A/B, AMD EPYC VM).  Longer rows keep
         // the row kernel.
         const int64_t b = c->child->count;
-        if (!pick_elements(n) && !(c->count <= kMaxElementLoop && pick_compiled(n))) {
-          BySize<VecVecBlk>::pick(b, &n.pack, &n.unpack);
-        } else if (kHas64 && n.jit && (b & (b - 1)) != 0) {
-          // With AVX-512 the row kernel unpacks a block of any length by
-          // one masked store, the compiled loop by two moves (three
-          // floats: two of 8 bytes, overlapping): rows of 3-6 floats, 3 shorts
-          // or 6 bytes unpacked 0.81-0.88x as fast compiled, powers of
-          // two 1.07-1.9x faster (2 KiB, seed 5810, AMD EPYC Zen 4 VM).
-          Kernel row_pack;
-          BySize<VecVecBlk>::pick(b, &row_pack, &n.unpack);
-        }
+        BySize<VecVecBlk>::pick(b, &n.pack, &n.unpack);
+        const Kernel row_unpack = n.unpack;
+        // With AVX-512 the row kernel unpacks a block of any length by one
+        // masked store, the compiled loop by two moves (three floats: two
+        // of 8 bytes, overlapping): rows of 3-6 floats, 3 shorts or 6
+        // bytes unpacked 0.81-0.88x as fast compiled, powers of two
+        // 1.07-1.9x faster (2 KiB, seed 5810, AMD EPYC Zen 4 VM).
+        if ((pick_elements(n) || (c->count <= kMaxElementLoop && pick_compiled(n))) && kHas64 &&
+            n.jit && (b & (b - 1)) != 0)
+          n.unpack = row_unpack;
         return pack_in_pairs(n);
       }
       if (c->kind == Kind::Vec && c->child->kind == Kind::Vec &&
