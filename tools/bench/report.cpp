@@ -187,8 +187,7 @@ nlohmann::json pack_json(const RunInfo &info, const std::vector<CaseResult> &res
   for (int dir = 0; dir < 2; ++dir) {
     json t = table_json(dir == 0 ? "pack" : "unpack", dir == 0 ? "PACK" : "UNPACK",
                         dir == 0 ? "the user layout into a contiguous buffer"
-                                 : "a contiguous buffer into the user layout (memcpy: the "
-                                   "pack table's samples, one bound for both directions)",
+                                 : "a contiguous buffer into the user layout",
                         names);
     json rows = json::array();
     for (const auto &r : results) {
