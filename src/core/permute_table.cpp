@@ -244,16 +244,19 @@ std::shared_ptr<const ChunkTable> make_chunk_table(const Node &vec, int width, i
                                                    int registers) {
   // Irregular children only: the row kernels move a strided leaf's
   // fixed-size blocks as fast, and far apart each block would be a piece
-  // of its own.  But not blocks of bytes or shorts, one move each in the
-  // row, the compiled loop or the shuffles, where a row fits no register:
-  // with VBMI's byte lanes (the only ones such blocks fit) random rows of
-  // 14-59 such blocks packed 1.8-4.6x, unpacked 2.0-4.6x faster in
-  // pieces at 2 KiB, 1.7-4.3x / 1.9-4.0x at 64 KiB; every other short, 40
-  // a row, packed 0.25 -> 0.85x the hand loop (in-process A/B and
-  // pattern_sweep, AMD EPYC Zen 4 VM).
+  // of its own.  But not blocks of no whole words (bytes, shorts, 3, 5,
+  // 6, 10 bytes), one move or two each in the row, the compiled loop or
+  // the shuffles, where a row fits no register and a piece takes 4
+  // blocks or more: with VBMI's byte lanes (the only ones such blocks
+  // fit) random rows of 14-59 blocks of 1-3 bytes packed 1.8-4.6x,
+  // unpacked 2.0-4.6x faster in pieces at 2 KiB, 1.7-4.3x / 1.9-4.0x at
+  // 64 KiB (every other short, 40 a row: 0.25 -> 0.85x the hand loop);
+  // rows of 5-10 bytes blocks 1.1-2.2x both ways at 2 and 64 KiB, but
+  // 10 bytes of every 32, 3.2-3.7 blocks a piece, 0.82-0.94x, so not
+  // (in-process A/B and pattern_sweep, AMD EPYC Zen 4 VM).
   const Node &c = *vec.child;
-  const bool tiny_blocks = c.kind == Kind::Vec && c.child->kind == Kind::Block && c.child->count < 4;
-  if (!irregular(c) && !tiny_blocks) return nullptr;
+  const bool odd_rows = c.kind == Kind::Vec && c.child->kind == Kind::Block && c.child->count % 4 != 0;
+  if (!irregular(c) && !odd_rows) return nullptr;
   const std::vector<Run> runs = leaf_runs(c);
   const int64_t step = vec.kind == Kind::Vec && vec.stride > 0 ? vec.stride : 0;
   std::shared_ptr<ChunkTable> t = chunk_table(runs, c.packed, width, lane, 1, step);
@@ -273,6 +276,7 @@ std::shared_ptr<const ChunkTable> make_chunk_table(const Node &vec, int width, i
         shared->chunks + 1 <= t->chunks * t->registers - 2)
       t->packing = shared;
   }
+  if (t && odd_rows && 4 * t->chunks > (int)runs.size()) return nullptr;
   return t;
 }
 
