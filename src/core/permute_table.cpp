@@ -252,10 +252,15 @@ std::shared_ptr<const ChunkTable> make_chunk_table(const Node &vec, int width, i
   // unpacked 2.0-4.6x faster in pieces at 2 KiB, 1.7-4.3x / 1.9-4.0x at
   // 64 KiB (every other short, 40 a row: 0.25 -> 0.85x the hand loop);
   // rows of 5-10 bytes blocks 1.1-2.2x both ways at 2 and 64 KiB, but
-  // 10 bytes of every 32, 3.2-3.7 blocks a piece, 0.82-0.94x, so not
-  // (in-process A/B and pattern_sweep, AMD EPYC Zen 4 VM).
+  // 10 bytes of every 32, 3.2-3.7 blocks a piece, 0.82-0.94x, so not;
+  // small tiles (rows of rows) of such blocks 1.25-4.7x both ways at 2
+  // and 64 KiB (in-process A/B and pattern_sweep, AMD EPYC Zen 4 VM).
+  // Blocks of whole words stay with the row kernels: in pieces, random
+  // rows of floats and doubles lost (0.46-1.45x, most 0.7-0.9x).
   const Node &c = *vec.child;
-  const bool odd_rows = c.kind == Kind::Vec && c.child->kind == Kind::Block && c.child->count % 4 != 0;
+  const Node *leaf = &c;  // a row's block, or a tile's (vectors of vectors)
+  while (leaf->kind == Kind::Vec) leaf = leaf->child.get();
+  const bool odd_rows = c.kind == Kind::Vec && leaf->kind == Kind::Block && leaf->count % 4 != 0;
   if (!irregular(c) && !odd_rows) return nullptr;
   const std::vector<Run> runs = leaf_runs(c);
   const int64_t step = vec.kind == Kind::Vec && vec.stride > 0 ? vec.stride : 0;
