@@ -241,7 +241,7 @@ std::shared_ptr<ChunkTable> chunk_table(const std::vector<Run> &runs, int64_t pa
 }  // namespace
 
 std::shared_ptr<const ChunkTable> make_chunk_table(const Node &vec, int width, int lane,
-                                                   int registers) {
+                                                   int registers, bool word_rows) {
   // Irregular children only: the row kernels move a strided leaf's
   // fixed-size blocks as fast, and far apart each block would be a piece
   // of its own.  But not blocks of no whole words (bytes, shorts, 3, 5,
@@ -258,14 +258,15 @@ std::shared_ptr<const ChunkTable> make_chunk_table(const Node &vec, int width, i
   // small tiles (rows of rows) of such blocks 1.25-4.7x both ways at 2
   // and 64 KiB (in-process A/B and pattern_sweep, AMD EPYC Zen 4 VM).
   // Blocks of whole words stay with the row kernels: in pieces, random
-  // rows of floats and doubles lost (0.46-1.45x, most 0.7-0.9x).
+  // rows of floats and doubles lost (0.46-1.45x, most 0.7-0.9x), except
+  // for unpacking dense ones (word_rows; see unpack_rows_in_pieces).
   const Node &c = *vec.child;
   const Node *leaf = &c;  // a row's block, or a tile's (vectors of vectors)
   bool words = true;       // blocks of whole words at whole-word strides
   for (; leaf->kind == Kind::Vec; leaf = leaf->child.get()) words = words && leaf->stride % 4 == 0;
-  const bool odd_rows =
-      c.kind == Kind::Vec && leaf->kind == Kind::Block && !(words && leaf->count % 4 == 0);
-  if (!irregular(c) && !odd_rows) return nullptr;
+  const bool rows = c.kind == Kind::Vec && leaf->kind == Kind::Block;
+  const bool odd_rows = rows && !(words && leaf->count % 4 == 0);
+  if (word_rows ? !rows || odd_rows : !irregular(c) && !odd_rows) return nullptr;
   const std::vector<Run> runs = leaf_runs(c);
   const int64_t step = vec.kind == Kind::Vec && vec.stride > 0 ? vec.stride : 0;
   std::shared_ptr<ChunkTable> t = chunk_table(runs, c.packed, width, lane, 1, step);
@@ -286,6 +287,7 @@ std::shared_ptr<const ChunkTable> make_chunk_table(const Node &vec, int width, i
       t->packing = shared;
   }
   if (t && odd_rows && 4 * t->chunks > (int)runs.size()) return nullptr;
+  if (t && word_rows && 8 * t->chunks > (int)runs.size()) return nullptr;
   return t;
 }
 

@@ -161,8 +161,11 @@ struct ChunkTable {
 /// rise, are not whole lanes, average over 64 bytes, or need more than
 /// kMaxChunks pieces or as many pieces as runs (nothing saved).  With
 /// two-register windows, its `packing` table shares them.
+/// `word_rows`: instead, only a row or small tile of blocks of whole words
+/// at whole-word strides (which the row kernels take otherwise), where a
+/// piece replaces 8 moves or more.
 std::shared_ptr<const ChunkTable> make_chunk_table(const Node &vec, int width, int lane,
-                                                   int registers);
+                                                   int registers, bool word_rows = false);
 /// Pieces for packing several consecutive instances of `vec` (a Vec) at
 /// once, where registers of instances would leave part of each store
 /// empty (5-7 doubles of a few more; 5 instances of 6 bytes of every 8):
