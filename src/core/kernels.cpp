@@ -2719,8 +2719,9 @@ void select_base_kernels(Node &n) {
 // unpack with AVX-512 in pieces (make_chunk_table's word_rows: 8 blocks
 // or more a piece): random rows and tiles of floats unpacked 1.06-1.85x
 // faster at 2 and 64 KiB (in-process A/B, AMD EPYC Zen 4 VM), every
-// third float (9 a row) 1.0-1.28x -> 1.5-1.66x the hand loop.  Packing keeps its kernel: in pieces random rows packed
-// 0.63-1.39x as fast (every other float in its dense row kernel lost).
+// third float (9 a row) 1.0-1.28x -> 1.5-1.66x the hand loop.  Packing
+// keeps its kernel: in pieces random rows packed 0.63-1.39x as fast
+// (every other float in its dense row kernel lost).
 void unpack_rows_in_pieces([[maybe_unused]] Node &n) {
 #ifdef LOOM_HAVE_TWO_SOURCE
   if ((n.kind != Kind::Vec && n.kind != Kind::Idx) || n.chunks || n.permute) return;
