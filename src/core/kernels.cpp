@@ -1684,7 +1684,8 @@ char *k_idx_chunks(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 constexpr int64_t kBlockGroupsFrom = 16 << 10;
 char *k_vec_groups_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const ChunkTable &t = *n.groups;
-  if (n.child->kind == Kind::Block && t.chunks > 1 && (i1 - i0) * n.child->packed < kBlockGroupsFrom)
+  if (n.child->kind == Kind::Block && t.chunks > 1 &&
+      (i1 - i0) * n.child->packed < kBlockGroupsFrom)
     return n.pack_rest(n, base, s, i0, i1);
   if (const int64_t first = std::min(t.align_first((uintptr_t)s), i1 - i0))
     s = n.pack_rest(n, base, s, i0, i0 + first), i0 += first;

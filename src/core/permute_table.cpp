@@ -267,6 +267,9 @@ std::shared_ptr<const ChunkTable> make_chunk_table(const Node &vec, int width, i
   const bool rows = c.kind == Kind::Vec && leaf->kind == Kind::Block;
   const bool odd_rows = rows && !(words && leaf->count % 4 == 0);
   if (word_rows ? !rows || odd_rows : !irregular(c) && !odd_rows) return nullptr;
+  // Blocks a piece must move at least (rows; irregular children: see
+  // chunk_table's own rule).
+  const int64_t min_runs = word_rows ? 8 : odd_rows ? 4 : 0;
   const std::vector<Run> runs = leaf_runs(c);
   const int64_t step = vec.kind == Kind::Vec && vec.stride > 0 ? vec.stride : 0;
   std::shared_ptr<ChunkTable> t = chunk_table(runs, c.packed, width, lane, 1, step);
@@ -280,14 +283,14 @@ std::shared_ptr<const ChunkTable> make_chunk_table(const Node &vec, int width, i
     // Packing loads each register once where the windows can be shared
     // without more pieces, and that saves two loads or more: sharing
     // those of two pieces (4 loads to 3) packed random float patterns at
-    // 64 KiB 0.92-0.97x as fast.
-    std::shared_ptr<ChunkTable> shared = chunk_table(runs, c.packed, width, lane, 2, step, true);
+    // 64 KiB 0.92-0.97x as fast.  (Word rows only unpack in pieces.)
+    std::shared_ptr<ChunkTable> shared =
+        word_rows ? nullptr : chunk_table(runs, c.packed, width, lane, 2, step, true);
     if (t && shared && shared->chunks <= t->chunks &&
         shared->chunks + 1 <= t->chunks * t->registers - 2)
       t->packing = shared;
   }
-  if (t && odd_rows && 4 * t->chunks > (int)runs.size()) return nullptr;
-  if (t && word_rows && 8 * t->chunks > (int)runs.size()) return nullptr;
+  if (t && min_runs * t->chunks > (int64_t)runs.size()) return nullptr;
   return t;
 }
 

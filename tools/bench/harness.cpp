@@ -243,11 +243,11 @@ CaseResult run_case(const CaseDef &def, const CaseParams &params,
   // use: out of the user buffer into `out` (pack), out of `in` into the
   // user buffer (unpack).  Copied between `in` and `out`, two buffers that
   // every operation touches and so the hottest in cache, it ran 1.08-1.19x
-  // faster than the very same memcpy of Contig's hand loop on a Zen 4 VM's
-  // caches, and all three contenders of Contig read 0.84-0.95x of it.  The user
-  // side starts at the type's origin (a contiguous type's data); a type
-  // whose packed bytes do not fit between its origin and the buffer's end
-  // (repeated elements) keeps the packed pair.
+  // faster than the very same memcpy of Contig's hand loop on a Zen 4
+  // VM's caches, and all three contenders of Contig read 0.84-0.95x of it.
+  // The user side starts at the type's origin (a contiguous type's data);
+  // a type whose packed bytes do not fit between its origin and the
+  // buffer's end (repeated elements) keeps the packed pair.
   const bool user_bound = c.origin + n <= ub;
   const char *const bound_src = user_bound ? s0 : in;
   char *const bound_dst = user_bound ? d0 : out;
@@ -326,10 +326,10 @@ CaseResult run_case(const CaseDef &def, const CaseParams &params,
 
   // The contenders interleave: over `rounds` runs of each operation (Loom,
   // hand, MPI and memcpy packing and unpacking), in balanced_sequence
-  // passes.  An
-  // operation pays for the cache state the previous one leaves behind,
-  // even after a warm-up run: in a fixed order the first contender measured
-  // up to 40% slower than the others on identical memcpy work (Contig).
+  // passes.  An operation pays for the cache state the previous one leaves
+  // behind, even after a warm-up run: in a fixed order the first contender
+  // measured up to 40% slower than the others on identical memcpy work
+  // (Contig).
   // Orders shuffled per round from a fixed seed evened that out only on
   // average: over the 41 rounds of Indexed (FLOAT) in the Open MPI build,
   // Loom's pack followed an unpack (whose dirty lines the next operation
@@ -365,8 +365,7 @@ CaseResult run_case(const CaseDef &def, const CaseParams &params,
     res.best_mbs = mbs(res.min_s);
     res.mbs = opt.use_min ? res.best_mbs : res.median_mbs;
   };
-  for (int i = 0; i < kContenders; ++i) fill(r.pack[i], pack[i]);
-  for (int i = 0; i < kContenders; ++i) fill(r.unpack[i], unpack[i]);
+  for (int i = 0; i < kContenders; ++i) fill(r.pack[i], pack[i]), fill(r.unpack[i], unpack[i]);
   return r;
 }
 
