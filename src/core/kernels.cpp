@@ -2635,13 +2635,18 @@ void select_base_kernels(Node &n) {
         const int64_t b = c->child->count;
         BySize<VecVecBlk>::pick(b, &n.pack, &n.unpack);
         const Kernel row_unpack = n.unpack;
-        // With AVX-512 the row kernel unpacks a block of any length by one
-        // masked store, the compiled loop by two moves (three floats: two
-        // of 8 bytes, overlapping): rows of 3-6 floats, 3 shorts or 6
+        // With AVX-512 the row kernel unpacks a block of up to 32 bytes by
+        // one masked store, the compiled loop by two moves (three floats:
+        // two of 8 bytes, overlapping): rows of 3-6 floats, 3 shorts or 6
         // bytes unpacked 0.81-0.88x as fast compiled, powers of two
-        // 1.07-1.9x faster (2 KiB, seed 5810, AMD EPYC Zen 4 VM).
+        // 1.07-1.9x faster (2 KiB, seed 5810); 33-48 bytes 0.85-1.18x
+        // (the row's head and tail).  Longer blocks the row moves by head
+        // and tail too, each block's moves decided at run time: 49-128
+        // bytes unpacked 1.14x faster compiled at 2 KiB (up to 2x), 1.07-
+        // 1.08x at 64 KiB, none 2% slower; 129-512 bytes 1.07x at 8 KiB
+        // (in-process A/B, AMD EPYC Zen 4 VM).
         if ((pick_elements(n) || (c->count <= kMaxElementLoop && pick_compiled(n))) && kHas64 &&
-            n.jit && (b & (b - 1)) != 0)
+            n.jit && (b & (b - 1)) != 0 && b <= 48)
           n.unpack = row_unpack;
         return pack_in_pairs(n);
       }
