@@ -124,6 +124,19 @@ inline void mv_masked(char *user, char *s, uint64_t m) {
 // stores write only them.
 template <bool Pack>
 inline void mv_run(char *user, char *s, int64_t n) {
+  if (Pack && n > 128) {
+    // Packing runs of more than two registers, the last move is a whole
+    // one ending at the run's end, over bytes the one before moved (the
+    // same bytes again, exact): runs of 129-1024 bytes packed 1.03-1.07x
+    // faster than with masked moves (4 and 64 KiB, none below 0.97x);
+    // unpacking so ran 1.02-1.04x on average but down to 0.87x (in-process
+    // A/B, AMD EPYC Zen 4 VM).
+    const int64_t last = n - 64;
+    for (int64_t o = 0; o < last; o += 64)
+      _mm512_storeu_si512(s + o, _mm512_loadu_si512(user + o));
+    _mm512_storeu_si512(s + last, _mm512_loadu_si512(user + last));
+    return;
+  }
   for (; n > 128; n -= 64, user += 64, s += 64) {
     if (Pack) _mm512_storeu_si512(s, _mm512_loadu_si512(user));
     else _mm512_storeu_si512(user, _mm512_loadu_si512(s));
