@@ -333,6 +333,26 @@ inline char *far_rows(char *p, char *s, int64_t n, int64_t st, int64_t b) {
   }
 }
 
+#if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3
+// The first W (4, 8 or 16) bytes at p in a register's low lanes, and its
+// low W bytes to p: a block's wide move on the stream's side.
+template <int W>
+inline __m128i load_narrow(const char *p) {
+  if constexpr (W == 16) return _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+  if constexpr (W == 8) return _mm_loadl_epi64(reinterpret_cast<const __m128i *>(p));
+  uint32_t w;
+  std::memcpy(&w, p, 4);
+  return _mm_cvtsi32_si128((int)w);
+}
+template <int W>
+inline void store_narrow(char *p, __m128i v) {
+  if constexpr (W == 16) return _mm_storeu_si128(reinterpret_cast<__m128i *>(p), v);
+  if constexpr (W == 8) return _mm_storel_epi64(reinterpret_cast<__m128i *>(p), v);
+  const uint32_t w = (uint32_t)_mm_cvtsi128_si32(v);
+  std::memcpy(p, &w, 4);
+}
+#endif
+
 // One strided row of n blocks: the innermost loop of every strided kernel,
 // unrolled so that short rows (3D faces, Flash) do not pay loop overhead
 // per element.
@@ -380,15 +400,7 @@ inline char *row(char *p, char *s, int64_t n, int64_t st, int64_t b) {
           _mm256_mask_storeu_epi8(p, (__mmask32)m,
                                   _mm256_loadu_si256(reinterpret_cast<const __m256i *>(s)));
         } else {
-          __m128i v;
-          if constexpr (W == 16) v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(s));
-          else if constexpr (W == 8) v = _mm_loadl_epi64(reinterpret_cast<const __m128i *>(s));
-          else {
-            uint32_t w;
-            std::memcpy(&w, s, 4);
-            v = _mm_cvtsi32_si128((int)w);
-          }
-          _mm_mask_storeu_epi8(p, (__mmask16)m, v);
+          _mm_mask_storeu_epi8(p, (__mmask16)m, load_narrow<W>(s));
         }
       }
       if (n > 0) mv_block<false, B>(p, s, b);
@@ -862,25 +874,8 @@ inline char *idx_blk(const D *d, int64_t b, char *base, char *s, int64_t i0, int
     if (i0 == i1) return s;
     for (int64_t i = i0; i + 1 < i1; i++, s += b) {
       char *u = base + d[i];
-      if constexpr (Pack) {
-        const __m128i v = _mm_maskz_loadu_epi8(m, u);
-        if constexpr (W == 16) _mm_storeu_si128(reinterpret_cast<__m128i *>(s), v);
-        else if constexpr (W == 8) _mm_storel_epi64(reinterpret_cast<__m128i *>(s), v);
-        else {
-          const uint32_t w = (uint32_t)_mm_cvtsi128_si32(v);
-          std::memcpy(s, &w, 4);
-        }
-      } else {
-        __m128i v;
-        if constexpr (W == 16) v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(s));
-        else if constexpr (W == 8) v = _mm_loadl_epi64(reinterpret_cast<const __m128i *>(s));
-        else {
-          uint32_t w;
-          std::memcpy(&w, s, 4);
-          v = _mm_cvtsi32_si128((int)w);
-        }
-        _mm_mask_storeu_epi8(u, m, v);
-      }
+      if constexpr (Pack) store_narrow<W>(s, _mm_maskz_loadu_epi8(m, u));
+      else _mm_mask_storeu_epi8(u, m, load_narrow<W>(s));
     }
     mv_block<Pack, B>(base + d[i1 - 1], s, b);
     return s + b;
