@@ -2688,7 +2688,7 @@ void select_base_kernels(Node &n) {
         // one masked store, the compiled loop by two moves (three floats:
         // two of 8 bytes, overlapping): rows of 3-6 floats, 3 shorts or 6
         // bytes unpacked 0.81-0.88x as fast compiled, powers of two
-        // 1.07-1.9x faster (2 KiB, seed 5810); 33-48 bytes 0.85-1.18x
+        // 1.07-1.9x faster (2 KiB, seed 5810); 33-48 bytes 0.80-1.18x
         // (the row's head and tail).  Longer blocks the row moves by head
         // and tail too, each block's moves decided at run time: 49-128
         // bytes unpacked 1.14x faster compiled at 2 KiB (up to 2x), 1.07-
