@@ -137,10 +137,10 @@ inline void mv_run(char *user, char *s, int64_t n) {
     _mm512_storeu_si512(s + last, _mm512_loadu_si512(user + last));
     return;
   }
-  for (; n > 128; n -= 64, user += 64, s += 64) {
-    if (Pack) _mm512_storeu_si512(s, _mm512_loadu_si512(user));
-    else _mm512_storeu_si512(user, _mm512_loadu_si512(s));
-  }
+  // Unpacking (packing took longer runs above): whole registers while
+  // more than two remain.
+  for (; n > 128; n -= 64, user += 64, s += 64)
+    _mm512_storeu_si512(user, _mm512_loadu_si512(s));
   const uint64_t all = ~uint64_t(0);
   mv_masked<Pack>(user, s, _bzhi_u64(all, (unsigned)std::min<int64_t>(n, 64)));
   if (n > 64) mv_masked<Pack>(user + 64, s + 64, _bzhi_u64(all, (unsigned)(n - 64)));

@@ -280,17 +280,18 @@ std::shared_ptr<const ChunkTable> make_chunk_table(const Node &vec, int width, i
   if (registers == 2) {
     std::shared_ptr<ChunkTable> two = chunk_table(runs, c.packed, width, lane, 2, step);
     if (two && (!t || 4 * two->chunks <= 3 * t->chunks)) t = two;
+  }
+  if (!t || min_runs * t->chunks > (int64_t)runs.size()) return nullptr;
+  if (registers == 2 && !word_rows) {  // word rows only unpack in pieces
     // Packing loads each register once where the windows can be shared
     // without more pieces, and that saves two loads or more: sharing
     // those of two pieces (4 loads to 3) packed random float patterns at
-    // 64 KiB 0.92-0.97x as fast.  (Word rows only unpack in pieces.)
-    std::shared_ptr<ChunkTable> shared =
-        word_rows ? nullptr : chunk_table(runs, c.packed, width, lane, 2, step, true);
-    if (t && shared && shared->chunks <= t->chunks &&
+    // 64 KiB 0.92-0.97x as fast.
+    std::shared_ptr<ChunkTable> shared = chunk_table(runs, c.packed, width, lane, 2, step, true);
+    if (shared && shared->chunks <= t->chunks &&
         shared->chunks + 1 <= t->chunks * t->registers - 2)
       t->packing = shared;
   }
-  if (t && min_runs * t->chunks > (int64_t)runs.size()) return nullptr;
   return t;
 }
 
