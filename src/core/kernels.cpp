@@ -576,23 +576,6 @@ char *k_vec_dense(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 // 19), and the kernels ran alike within L2.
 constexpr int64_t kFromMemory = int64_t(1) << 20;
 
-// The same packing loop one element a move, the alternative
-// (Node::pack_alt) to the vectorised one, chosen by timing where a message
-// is large enough.  From memory (16 MiB read after a 32 MiB copy) on the
-// AMD EPYC VM the vectorised loops packed slower than this one, in 512-
-// and 256-bit registers (AVX-512, AVX2) alike: every other double 6.0-6.8
-// GB/s against 8.0-8.5; doubles and floats 2 to 4 slots apart 1.07-1.48x
-// faster so; in cache the vectorised loop wins.  Doubles only: in `loom
-// bench pack` every other double went 0.85-0.91x -> 0.97-1.05x the hand
-// loop with this alternative, but every other float 1.00-1.05x ->
-// 0.88-1.01x (its 8 MiB source stays in L3, where the vector loop is
-// ahead and the timing's probes of the other side cost).
-template <class T, int K>
-__attribute__((optimize("no-tree-vectorize"))) char *k_vec_dense_moves(
-    const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
-  return dense_loop<T, K, true>(n, base, s, i0, i1);
-}
-
 namespace hn = hwy::HWY_NAMESPACE;
 
 // Whether this target streams T's by non-temporal stores: Highway's
@@ -614,7 +597,12 @@ constexpr bool streams() {
 // LoadInterleaved).  An alternative for messages that leave the caches:
 // every other double, 8 MiB from a 16 MiB source, packed 1.36x faster
 // than the hand loop's vectorised stores (1.37x at 32 MiB), 0.84x at 2
-// MiB, where its stream would have stayed in L3 (AMD EPYC Zen 4 VM).
+// MiB, where its stream would have stayed in L3 (AMD EPYC Zen 4 VM).  It
+// replaced an alternative that packed doubles one element a move (from
+// memory 1.07-1.48x faster than the vectorised loop, which lost there in
+// 512- and 256-bit registers alike; the streaming one 1.36x faster than
+// the moves): in `loom bench pack` every other double 0.96-1.11x the hand
+// loop by the moves, 1.42-1.47x streaming, floats 1.00x -> 1.28-1.31x.
 template <class T, int K>
 char *k_vec_dense_stream(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const hn::ScalableTag<T> d;
