@@ -25,6 +25,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "cache_size.hpp"
 #include "isa.hpp"
 #include "jit_moves.hpp"
 #include "permute_table.hpp"
@@ -578,6 +579,16 @@ constexpr int64_t kFromMemory = int64_t(1) << 20;
 
 namespace hn = hwy::HWY_NAMESPACE;
 
+// Messages packed by non-temporal stores (the streaming alternatives
+// below) are at least this long: a quarter of the last-level cache.  The
+// root's timing sees the pack alone, but whoever reads the stream next
+// (the MPI's copy to a peer) then finds it in memory, not in cache: every
+// other double packed by streaming and then copied once took 1.24-1.56x
+// as long as packed plainly at 1-4 MiB (read once: 1.20-1.47x), 0.95x at
+// 8 MiB (0.97x) and 0.84x at 16 MiB (0.79x), with a 32 MiB L3 (AMD EPYC
+// Zen 4 VM; the pack alone streamed 1.3x faster from 4 MiB on).
+int64_t stream_from() { return std::max(kFromMemory, last_level_cache_bytes() / 4); }
+
 // Whether this target streams T's by non-temporal stores: Highway's
 // baseline (HWY_SCALAR, one lane a register) on x86-64 doubles by movnti,
 // a store each (floats so, every other one at 4 MiB, lost: 0.87-1.01x the
@@ -594,15 +605,16 @@ constexpr bool streams() {
 // they fill (a store that misses reads its line first, so a pack from
 // memory moves the stream's bytes three times, not twice).  Each register
 // is one element of K from K registers of the user's side (Highway's
-// LoadInterleaved).  An alternative for messages that leave the caches:
-// every other double, 8 MiB from a 16 MiB source, packed 1.36x faster
-// than the hand loop's vectorised stores (1.37x at 32 MiB), 0.84x at 2
-// MiB, where its stream would have stayed in L3 (AMD EPYC Zen 4 VM).  It
-// replaced an alternative that packed doubles one element a move (from
-// memory 1.07-1.48x faster than the vectorised loop, which lost there in
-// 512- and 256-bit registers alike; the streaming one 1.36x faster than
-// the moves): in `loom bench pack` every other double 0.96-1.11x the hand
-// loop by the moves, 1.42-1.47x streaming, floats 1.00x -> 1.28-1.31x.
+// LoadInterleaved).  An alternative for messages past stream_from(): every
+// other double, 8 MiB from a 16 MiB source, packed 1.36x faster than the
+// hand loop's vectorised stores (1.37x at 32 MiB), 0.84x at 2 MiB, where
+// its stream would have stayed in L3 (AMD EPYC Zen 4 VM).  It replaced an
+// alternative that packed doubles one element a move (from memory 1.07-
+// 1.48x faster than the vectorised loop, which lost there in 512- and
+// 256-bit registers alike; the streaming one 1.36x faster than the
+// moves): in `loom bench pack` every other double (8 MiB) 0.96-1.11x the
+// hand loop by the moves, 1.35-1.55x streaming (AVX2 1.33-1.42x, the
+// baseline's movnti 1.20-1.26x).
 template <class T, int K>
 char *k_vec_dense_stream(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const hn::ScalableTag<T> d;
@@ -2096,15 +2108,16 @@ void pack_in_pairs([[maybe_unused]] Node &n) {
 #endif
 #ifdef LOOM_HAVE_TWO_SOURCE
   // Pairs whose packed bytes fill whole registers (16, 32 or 64 bytes a
-  // pair) have a streaming alternative instead (LineStream): random float
-  // patterns at 4 MiB, those that pack in pairs 1.12-1.18x faster (1.03-
-  // 1.24x against pairs alone), the rest unchanged; at 1 MiB 0.97-1.00x
-  // (in-process A/B, AMD EPYC Zen 4 VM).
+  // pair) have a streaming alternative instead (LineStream, from
+  // stream_from()): random float patterns, those that pack in pairs, 1.12x
+  // faster at 16 MiB, 1.12-1.18x at 4 MiB (were it taken there: 1.03-
+  // 1.24x against pairs alone), the rest unchanged (in-process A/B, AMD
+  // EPYC Zen 4 VM).
   if (n.permute && n.kind == Kind::Vec && n.pack == k_vec_permute<true>) {
     const PermuteTable &t = n.permute->pairs ? *n.permute->pairs : *n.permute;
     const int64_t pb = 2 * t.stream_bytes;
     if (t.pair_lanes && (pb == 16 || pb == 32 || pb == 64))
-      n.pack_alt = k_vec_permute<true, true>, n.timed_from = kFromMemory;
+      n.pack_alt = k_vec_permute<true, true>, n.timed_from = stream_from();
   }
 #endif
   if (n.pack != moves && !n.pack_alt) n.pack_alt = moves, n.timed_from = kFromMemory;
@@ -2293,7 +2306,7 @@ void pick_groups([[maybe_unused]] Node &n) {
 template <class T, int K>
 bool set_dense(Node &n) {
   n.pack = k_vec_dense<T, K, true>, n.unpack = k_vec_dense<T, K, false>;
-  if (streams<T>()) n.pack_alt = k_vec_dense_stream<T, K>, n.timed_from = kFromMemory;
+  if (streams<T>()) n.pack_alt = k_vec_dense_stream<T, K>, n.timed_from = stream_from();
   return true;
 }
 template <class T>

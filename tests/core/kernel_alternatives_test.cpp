@@ -183,11 +183,13 @@ TEST(Kernels, TransposeAlternativeGivesTheReferenceBytes) {
 
 // Strided doubles and floats 2 to 4 slots apart pack vectorised into the
 // caches or by non-temporal stores (kernels.cpp k_vec_dense_stream; the
-// baseline streams doubles only; the stream at every alignment: its head,
-// registers and tail differ), and on AVX-512 a
-// few floats of every instance in pairs of instances or by moves
-// (pack_in_pairs); some through the API at the sizes the timed choice
-// starts at for them (1 MiB).
+// baseline streams doubles only), and on AVX-512 a few floats of every
+// instance in pairs of instances, or the same streamed (LineStream), or by
+// moves (pack_in_pairs); the stream at every alignment (the streaming
+// kernels' head, registers and tail differ).  Some through the API at 1
+// MiB, where the moves' timing starts (the streaming ones start at a
+// quarter of the last-level cache, too large for a test: they run called
+// directly).
 TEST(Kernels, PackingAlternativesGiveTheReferenceBytes) {
   const uint64_t seed = run_seed("Kernels.PackingAlternativesGiveTheReferenceBytes");
   std::mt19937_64 rng(seed);

@@ -1,0 +1,18 @@
+// The size of the CPU's last-level cache: where a streamed (non-temporal)
+// pack stops costing its reader.  A stream written past the caches is read
+// back from memory by whoever consumes it next (the MPI's copy to a peer,
+// the NIC's DMA), so packing by non-temporal stores pays only where the
+// stream would not have stayed in cache anyway (kernels.cpp, stream_from).
+#pragma once
+
+#include <cstdint>
+
+namespace loom {
+
+/// Bytes of the largest unified cache cpu0 reports (Linux sysfs; else
+/// sysconf's level 3 or 2 size; else 32 MiB), read once.  Virtual machines
+/// report what their host tells them: glibc's CPUID reading gave 320 MiB
+/// on the 2-core Zen 4 VM whose sysfs says 32 MiB.
+int64_t last_level_cache_bytes();
+
+}  // namespace loom
