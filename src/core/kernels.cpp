@@ -1382,8 +1382,10 @@ class LineStream {
   }
   void put(__m512i v) {
     const __m512i line = _mm512_permutex2var_epi32(carry_, join_, v);
-    if (__builtin_expect(lines_ > 0, 1)) _mm512_stream_si512(reinterpret_cast<__m512i *>(line_), line);
-    else _mm512_mask_storeu_epi32(line_, (__mmask16)(0xFFFF << r_), line);
+    if (__builtin_expect(lines_ > 0, 1))
+      _mm512_stream_si512(reinterpret_cast<__m512i *>(line_), line);
+    else
+      _mm512_mask_storeu_epi32(line_, (__mmask16)(0xFFFF << r_), line);
     carry_ = v, line_ += 64, lines_++;
   }
   // The last r words; the stream's end.
@@ -1537,7 +1539,8 @@ inline auto rest_by_pack_rest(const Node &n, char *base) {
 template <bool Pack, bool Stream = false>
 char *k_vec_permute(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const PermuteTable &t = Pack && n.permute->pairs ? *n.permute->pairs : *n.permute;
-  if (Stream && reinterpret_cast<uintptr_t>(s) % 4 != 0) return k_vec_permute<Pack>(n, base, s, i0, i1);
+  if (Stream && reinterpret_cast<uintptr_t>(s) % 4 != 0)  // LineStream's lanes are words
+    return k_vec_permute<Pack>(n, base, s, i0, i1);
   return by_steps(n, base, s, i0, i1, t.per_vector,
                   [&](char *p, char *out, int64_t steps, int64_t step) {
                     // By value: the stores go through char pointers,

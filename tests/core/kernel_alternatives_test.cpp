@@ -10,12 +10,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <numeric>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "cache_size.hpp"
 #include "guarded.hpp"
 #include "loom_handle.hpp"
 #include "plan.hpp"
@@ -264,4 +266,28 @@ TEST(Kernels, AlternativesUnderConcurrentCalls) {
   }
   for (std::thread &th : threads) th.join();
   EXPECT_EQ(bad.load(), 0);
+}
+
+// The streaming alternatives start at a quarter of the last-level cache
+// (src/core/cache_size.hpp): the size read from sysfs, where it lists
+// caches, is the largest unified one's ("32768K" -> 32 MiB).
+TEST(Kernels, LastLevelCacheSizeIsTheLargestUnifiedCache) {
+  const int64_t llc = loom::last_level_cache_bytes();
+  EXPECT_GE(llc, int64_t(256) << 10);
+  EXPECT_LE(llc, int64_t(64) << 30);
+  int64_t largest = 0;
+  for (int i = 0; i < 8; ++i) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    std::FILE *type = std::fopen((dir + "type").c_str(), "r");
+    std::FILE *size = std::fopen((dir + "size").c_str(), "r");
+    char t[32] = {}, unit = 0;
+    long long v = 0;
+    if (type && size && std::fscanf(type, "%31s", t) == 1 && std::string(t) == "Unified" &&
+        std::fscanf(size, "%lld%c", &v, &unit) >= 1)
+      largest = std::max<int64_t>(largest, unit == 'K' ? v << 10 : unit == 'M' ? v << 20 : v);
+    if (type) std::fclose(type);
+    if (size) std::fclose(size);
+  }
+  if (largest == 0) GTEST_SKIP() << "no unified cache in sysfs; sysconf's size used: " << llc;
+  EXPECT_EQ(llc, largest);
 }
