@@ -613,7 +613,7 @@ constexpr bool streams() {
 // 1.48x faster than the vectorised loop, which lost there in 512- and
 // 256-bit registers alike; the streaming one 1.36x faster than the
 // moves): in `loom bench pack` every other double (8 MiB) 0.96-1.11x the
-// hand loop by the moves, 1.35-1.55x streaming (AVX2 1.33-1.42x, the
+// hand loop by the moves, 1.35-1.55x streaming (AVX2 1.33-1.50x, the
 // baseline's movnti 1.20-1.26x).
 template <class T, int K>
 char *k_vec_dense_stream(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
