@@ -40,4 +40,6 @@ int64_t last_level_cache_bytes() {
   return bytes;
 }
 
+int64_t streaming_from() { return std::max(int64_t(1) << 20, last_level_cache_bytes() / 4); }
+
 }  // namespace loom

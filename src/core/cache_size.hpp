@@ -2,7 +2,7 @@
 // pack stops costing its reader.  A stream written past the caches is read
 // back from memory by whoever consumes it next (the MPI's copy to a peer,
 // the NIC's DMA), so packing by non-temporal stores pays only where the
-// stream would not have stayed in cache anyway (kernels.cpp, stream_from).
+// stream would not have stayed in cache anyway (streaming_from).
 #pragma once
 
 #include <cstdint>
@@ -14,5 +14,9 @@ namespace loom {
 /// report what their host tells them: glibc's CPUID reading gave 320 MiB
 /// on the 2-core Zen 4 VM whose sysfs says 32 MiB.
 int64_t last_level_cache_bytes();
+
+/// Messages of this many bytes or more may pack by non-temporal stores: a
+/// quarter of the last-level cache, at least 1 MiB (kernels.cpp).
+int64_t streaming_from();
 
 }  // namespace loom

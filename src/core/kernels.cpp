@@ -580,15 +580,14 @@ constexpr int64_t kFromMemory = int64_t(1) << 20;
 namespace hn = hwy::HWY_NAMESPACE;
 
 // Messages packed by non-temporal stores (the streaming alternatives
-// below) are at least this long: a quarter of the last-level cache.  The
-// root's timing sees the pack alone, but whoever reads the stream next
-// (the MPI's copy to a peer) then finds it in memory, not in cache: every
-// other double packed by streaming and then copied once took 1.24-1.56x
-// as long as packed plainly at 1-4 MiB (read once: 1.20-1.47x), 0.95x at
-// 8 MiB (0.97x) and 0.84x at 16 MiB (0.79x), with a 32 MiB L3 (AMD EPYC
-// Zen 4 VM; the pack alone streamed 1.3x faster from 4 MiB on).
-int64_t stream_from() { return std::max(kFromMemory, last_level_cache_bytes() / 4); }
-
+// below) are at least streaming_from() long (cache_size.hpp): the root's
+// timing sees the pack alone, but whoever reads the stream next (the MPI's
+// copy to a peer) then finds it in memory, not in cache: every other
+// double packed by streaming and then copied once took 1.24-1.56x as long
+// as packed plainly at 1-4 MiB (read once: 1.20-1.47x), 0.95x at 8 MiB
+// (0.97x) and 0.84x at 16 MiB (0.79x), with a 32 MiB L3 (AMD EPYC Zen 4
+// VM; the pack alone streamed 1.3x faster from 4 MiB on).
+//
 // Whether this target streams T's by non-temporal stores: Highway's
 // baseline (HWY_SCALAR, one lane a register) on x86-64 doubles by movnti,
 // a store each (floats so, every other one at 4 MiB, lost: 0.87-1.01x the
@@ -605,7 +604,7 @@ constexpr bool streams() {
 // they fill (a store that misses reads its line first, so a pack from
 // memory moves the stream's bytes three times, not twice).  Each register
 // is one element of K from K registers of the user's side (Highway's
-// LoadInterleaved).  An alternative for messages past stream_from(): every
+// LoadInterleaved).  An alternative for messages past streaming_from(): every
 // other double, 8 MiB from a 16 MiB source, packed 1.36x faster than the
 // hand loop's vectorised stores (1.37x at 32 MiB), 0.84x at 2 MiB, where
 // its stream would have stayed in L3 (AMD EPYC Zen 4 VM).  It replaced an
@@ -651,6 +650,41 @@ char *k_vec_dense_stream(const Node &n, char *base, char *s, int64_t i0, int64_t
   hwy::FlushStream();  // the stream's stores are seen before the call returns
   for (; i < cnt; i++) std::memcpy(q + i, p + K * i, sizeof(T));
   return s + cnt * sizeof(T);
+}
+
+// A contiguous pack (a block: the bytes i0..i1) by non-temporal stores,
+// an alternative from streaming_from() as the dense one: glibc's memcpy
+// streams only past its own threshold, which CPUID put at 240 MiB on the
+// VM whose last-level cache is 32 MiB.  Alone, 8 MiB streamed 1.13x
+// faster than memcpy, 16-32 MiB 1.47-1.51x, 4 MiB 0.68x; followed by a
+// copy of the stream, 1.06x at 8 MiB, 1.13-1.15x at 16-32 MiB, 0.81x at 4
+// MiB (AMD EPYC Zen 4 VM).
+char *k_block_stream(const Node &, char *base, char *s, int64_t i0, int64_t i1) {
+  const char *from = base + i0;
+  const size_t n = (size_t)(i1 - i0);
+  size_t off = 0;
+#if HWY_TARGET == HWY_SCALAR
+#if HWY_ARCH_X86_64
+  off = std::min(n, (size_t)(-reinterpret_cast<uintptr_t>(s) % 8));
+  std::memcpy(s, from, off);
+  for (; off + 8 <= n; off += 8) {
+    long long v;
+    std::memcpy(&v, from + off, 8);
+    _mm_stream_si64(reinterpret_cast<long long *>(s + off), v);
+  }
+#endif
+#else
+  const hn::ScalableTag<uint8_t> d;
+  constexpr size_t lanes = hn::MaxLanes(d);
+  off = std::min(n, (size_t)(-reinterpret_cast<uintptr_t>(s) % lanes));
+  std::memcpy(s, from, off);
+  for (; off + lanes <= n; off += lanes)
+    hn::Stream(hn::LoadU(d, reinterpret_cast<const uint8_t *>(from + off)), d,
+               reinterpret_cast<uint8_t *>(s + off));
+#endif
+  hwy::FlushStream();
+  std::memcpy(s + off, from + off, n - off);
+  return s + n;
 }
 
 #undef LOOM_HAVE_DENSE_SCATTER  // per target, as the permutes below
@@ -2112,7 +2146,7 @@ void pack_in_pairs([[maybe_unused]] Node &n) {
 #ifdef LOOM_HAVE_TWO_SOURCE
   // Pairs whose packed bytes fill whole registers (16, 32 or 64 bytes a
   // pair) have a streaming alternative instead (LineStream, from
-  // stream_from()): random float patterns, those that pack in pairs, 1.12x
+  // streaming_from()): random float patterns, those that pack in pairs, 1.12x
   // faster at 16 MiB, 1.12-1.18x at 4 MiB (were it taken there: 1.03-
   // 1.24x against pairs alone), the rest unchanged (in-process A/B, AMD
   // EPYC Zen 4 VM).
@@ -2120,7 +2154,7 @@ void pack_in_pairs([[maybe_unused]] Node &n) {
     const PermuteTable &t = n.permute->pairs ? *n.permute->pairs : *n.permute;
     const int64_t pb = 2 * t.stream_bytes;
     if (t.pair_lanes && (pb == 16 || pb == 32 || pb == 64))
-      n.pack_alt = k_vec_permute<true, true>, n.timed_from = stream_from();
+      n.pack_alt = k_vec_permute<true, true>, n.timed_from = streaming_from();
   }
 #endif
   if (n.pack != moves && !n.pack_alt) n.pack_alt = moves, n.timed_from = kFromMemory;
@@ -2309,7 +2343,7 @@ void pick_groups([[maybe_unused]] Node &n) {
 template <class T, int K>
 bool set_dense(Node &n) {
   n.pack = k_vec_dense<T, K, true>, n.unpack = k_vec_dense<T, K, false>;
-  if (streams<T>()) n.pack_alt = k_vec_dense_stream<T, K>, n.timed_from = stream_from();
+  if (streams<T>()) n.pack_alt = k_vec_dense_stream<T, K>, n.timed_from = streaming_from();
   return true;
 }
 template <class T>
@@ -2709,6 +2743,10 @@ void select_base_kernels(Node &n) {
   switch (n.kind) {
     case Kind::Block:
       n.pack = k_block<true>, n.unpack = k_block<false>;
+      // Only blocks that long: every node with an alternative carries a
+      // timed choice, and blocks are every plan's leaves.
+      if (streams<uint64_t>() && n.count >= streaming_from())
+        n.pack_alt = k_block_stream, n.timed_from = streaming_from();
       return;
     case Kind::Vec:
       if (small_stride(n)) {
