@@ -2142,8 +2142,6 @@ void pack_in_pairs([[maybe_unused]] Node &n) {
 #ifdef LOOM_HAVE_TWO_SOURCE
   if (n.groups) n.pack_rest = n.pack, n.pack = k_vec_groups_pack;
   if (n.chunks) n.pack = n.kind == Kind::Vec ? k_vec_chunks<true> : k_idx_chunks<true>;
-#endif
-#ifdef LOOM_HAVE_TWO_SOURCE
   // Pairs whose packed bytes fill whole registers (16, 32 or 64 bytes a
   // pair) have a streaming alternative instead (LineStream, from
   // streaming_from()): random float patterns, those that pack in pairs, 1.12x
