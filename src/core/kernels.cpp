@@ -652,15 +652,17 @@ char *k_vec_dense_stream(const Node &n, char *base, char *s, int64_t i0, int64_t
   return s + cnt * sizeof(T);
 }
 
-// A contiguous pack (a block: the bytes i0..i1) by non-temporal stores,
-// an alternative from streaming_from() as the dense one: glibc's memcpy
+// A contiguous pack or unpack (a block: the bytes i0..i1) by non-temporal
+// stores, an alternative from streaming_from() as the dense pack: glibc's memcpy
 // streams only past its own threshold, which CPUID put at 240 MiB on the
 // VM whose last-level cache is 32 MiB.  Alone, 8 MiB streamed 1.13x
 // faster than memcpy, 16-32 MiB 1.47-1.51x, 4 MiB 0.68x; followed by a
 // copy of the stream, 1.06x at 8 MiB, 1.13-1.15x at 16-32 MiB, 0.81x at 4
 // MiB (AMD EPYC Zen 4 VM).
-char *k_block_stream(const Node &, char *base, char *s, int64_t i0, int64_t i1) {
-  const char *from = base + i0;
+template <bool Pack>
+char *k_block_stream(const Node &, char *base, char *stream, int64_t i0, int64_t i1) {
+  const char *from = Pack ? base + i0 : stream;
+  char *s = Pack ? stream : base + i0;  // where the stores go
   const size_t n = (size_t)(i1 - i0);
   size_t off = 0;
 #if HWY_TARGET == HWY_SCALAR
@@ -684,7 +686,7 @@ char *k_block_stream(const Node &, char *base, char *s, int64_t i0, int64_t i1) 
 #endif
   hwy::FlushStream();
   std::memcpy(s + off, from + off, n - off);
-  return s + n;
+  return stream + n;
 }
 
 #undef LOOM_HAVE_DENSE_SCATTER  // per target, as the permutes below
@@ -2744,7 +2746,8 @@ void select_base_kernels(Node &n) {
       // Only blocks that long: every node with an alternative carries a
       // timed choice, and blocks are every plan's leaves.
       if (streams<uint64_t>() && n.count >= streaming_from())
-        n.pack_alt = k_block_stream, n.timed_from = streaming_from();
+        n.pack_alt = k_block_stream<true>, n.unpack_alt = k_block_stream<false>,
+        n.timed_from = streaming_from();
       return;
     case Kind::Vec:
       if (small_stride(n)) {
