@@ -599,6 +599,16 @@ constexpr bool streams() {
   return true;
 }
 
+// The baseline's non-temporal store of the 8 bytes at `from` to `to` (8-byte
+// aligned); where streams<uint64_t>() is false, never called.
+inline void stream_word([[maybe_unused]] void *to, [[maybe_unused]] const void *from) {
+#if HWY_TARGET == HWY_SCALAR && HWY_ARCH_X86_64
+  long long v;
+  std::memcpy(&v, from, 8);
+  _mm_stream_si64(static_cast<long long *>(to), v);
+#endif
+}
+
 // The dense pack again, its stream written by non-temporal stores: whole
 // aligned registers that go to memory without first reading the lines
 // they fill (a store that misses reads its line first, so a pack from
@@ -639,13 +649,7 @@ char *k_vec_dense_stream(const Node &n, char *base, char *s, int64_t i0, int64_t
       hn::Stream(v[0], d, q + i);
     }
   } else if constexpr (streams<T>()) {
-#if HWY_TARGET == HWY_SCALAR && HWY_ARCH_X86_64
-    for (; i < cnt; i++) {
-      long long v;
-      std::memcpy(&v, p + K * i, 8);
-      _mm_stream_si64(reinterpret_cast<long long *>(q + i), v);
-    }
-#endif
+    for (; i < cnt; i++) stream_word(q + i, p + K * i);
   }
   hwy::FlushStream();  // the stream's stores are seen before the call returns
   for (; i < cnt; i++) std::memcpy(q + i, p + K * i, sizeof(T));
@@ -666,15 +670,11 @@ char *k_block_stream(const Node &, char *base, char *stream, int64_t i0, int64_t
   const size_t n = (size_t)(i1 - i0);
   size_t off = 0;
 #if HWY_TARGET == HWY_SCALAR
-#if HWY_ARCH_X86_64
-  off = std::min(n, (size_t)(-reinterpret_cast<uintptr_t>(s) % 8));
-  std::memcpy(s, from, off);
-  for (; off + 8 <= n; off += 8) {
-    long long v;
-    std::memcpy(&v, from + off, 8);
-    _mm_stream_si64(reinterpret_cast<long long *>(s + off), v);
+  if constexpr (streams<uint64_t>()) {
+    off = std::min(n, (size_t)(-reinterpret_cast<uintptr_t>(s) % 8));
+    std::memcpy(s, from, off);
+    for (; off + 8 <= n; off += 8) stream_word(s + off, from + off);
   }
-#endif
 #else
   const hn::ScalableTag<uint8_t> d;
   constexpr size_t lanes = hn::MaxLanes(d);
