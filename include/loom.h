@@ -413,6 +413,15 @@ LOOM_API loom_status loom_set_isa(const char *name);
 LOOM_API const char *loom_isa_list(void);
 /** @} */
 
+/** @name The machine's caches
+ *  @{ */
+/** Bytes of the CPU's last-level cache: the largest unified cache that
+ *  Linux reports for cpu0 (sysfs), else the C library's level 3 or level 2
+ *  size, else 32 MiB; read once.  Messages of a quarter of it or more (at
+ *  least 1 MiB) may pack by non-temporal stores, past the caches. */
+LOOM_API size_t loom_last_level_cache_bytes(void);
+/** @} */
+
 /** A short English message for a status code. */
 LOOM_API const char *loom_status_string(loom_status s);
 

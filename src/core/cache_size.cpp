@@ -6,6 +6,8 @@
 #include <fstream>
 #include <string>
 
+#include "loom.h"
+
 namespace loom {
 namespace {
 
@@ -40,6 +42,8 @@ int64_t last_level_cache_bytes() {
   return bytes;
 }
 
-int64_t streaming_from() { return std::max(int64_t(1) << 20, last_level_cache_bytes() / 4); }
+int64_t streaming_from() { return std::max(kFromMemory, last_level_cache_bytes() / 4); }
 
 }  // namespace loom
+
+size_t loom_last_level_cache_bytes(void) { return (size_t)loom::last_level_cache_bytes(); }

@@ -9,6 +9,13 @@
 
 namespace loom {
 
+/// Where an alternative kernel differs only once the data comes from L3 or
+/// memory (the dense pack's moves, the moves beside pairs), messages time
+/// their calls from this size on (Node::timed_from): at 64 KiB the timing
+/// cost 9-12% of a fast pattern's call (pattern_sweep, 8 doubles of every
+/// 19), and the kernels ran alike within L2.
+constexpr int64_t kFromMemory = int64_t(1) << 20;
+
 /// Bytes of the largest unified cache cpu0 reports (Linux sysfs; else
 /// sysconf's level 3 or 2 size; else 32 MiB), read once.  Virtual machines
 /// report what their host tells them: glibc's CPUID reading gave 320 MiB
@@ -16,7 +23,7 @@ namespace loom {
 int64_t last_level_cache_bytes();
 
 /// Messages of this many bytes or more may pack by non-temporal stores: a
-/// quarter of the last-level cache, at least 1 MiB (kernels.cpp).
+/// quarter of the last-level cache, at least kFromMemory (kernels.cpp).
 int64_t streaming_from();
 
 }  // namespace loom

@@ -570,13 +570,6 @@ char *k_vec_dense(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   return dense_loop<T, K, Pack>(n, base, s, i0, i1);
 }
 
-// Where an alternative differs only once the data comes from L3 or
-// memory (the dense pack's moves, the moves beside pairs), messages time
-// their calls from this size on (Node::timed_from): at 64 KiB the timing
-// cost 9-12% of a fast pattern's call (pattern_sweep, 8 doubles of every
-// 19), and the kernels ran alike within L2.
-constexpr int64_t kFromMemory = int64_t(1) << 20;
-
 namespace hn = hwy::HWY_NAMESPACE;
 
 // Messages packed by non-temporal stores (the streaming alternatives

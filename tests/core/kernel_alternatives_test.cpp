@@ -286,6 +286,7 @@ TEST(Kernels, ContiguousStreamingGivesTheReferenceBytes) {
 // caches, is the largest unified one's ("32768K" -> 32 MiB).
 TEST(Kernels, LastLevelCacheSizeIsTheLargestUnifiedCache) {
   const int64_t llc = loom::last_level_cache_bytes();
+  EXPECT_EQ(loom_last_level_cache_bytes(), (size_t)llc);  // the C API's answer
   EXPECT_GE(llc, int64_t(256) << 10);
   EXPECT_LE(llc, int64_t(64) << 30);
   int64_t largest = 0;

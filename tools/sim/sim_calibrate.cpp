@@ -1,10 +1,8 @@
 // Timing the handlers' steps on this machine (sim_calibrate.h).
 #include "sim_calibrate.h"
 
-#include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 #include <random>
 #include <vector>
 
@@ -103,21 +101,7 @@ std::string describe(const CalibrationOptions &o) {
                      checkpoint_repeats(o));
 }
 
-size_t cache_flush_bytes() {
-  size_t llc = 0;
-  std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index3/size");
-  std::string text;
-  if (in >> text && !text.empty()) {
-    llc = std::stoul(text);
-    if (text.back() == 'K') llc <<= 10;
-    if (text.back() == 'M') llc <<= 20;
-  }
-  if (llc == 0) {
-    const long s = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    llc = s > 0 ? (size_t)s : size_t(32) << 20;
-  }
-  return 2 * llc;
-}
+size_t cache_flush_bytes() { return 2 * loom_last_level_cache_bytes(); }
 
 Costs calibrate(const Layout &l, size_t payload, const CalibrationOptions &o) {
   Costs k;
