@@ -49,6 +49,18 @@ constexpr bool kSystemRejectsUncommittedPackSize = true;
 constexpr bool kSystemRejectsUncommittedPackSize = false;
 #endif
 
+// Whether a receive the system truncates may be written past its buffer.
+// Open MPI 4.1.4 does (vader's single copy: a message over the eager limit
+// into a contiguous buffer is copied whole, MPI_ERR_TRUNCATE reported after
+// the fact); MPICH 4.0.2 writes only the buffer.  Staging that the drop-in
+// posts receives into then ends at an inaccessible page (StagingPool's
+// guard_pages), where such a copy fails instead of overwriting memory.
+#if defined(MPICH)
+constexpr bool kSystemOverfillsTruncatedReceives = false;
+#else
+constexpr bool kSystemOverfillsTruncatedReceives = true;
+#endif
+
 // Handles are ints in MPICH and pointers in Open MPI; the cache keys on the
 // bit pattern, which is what identifies a live handle in both.
 inline uintptr_t handle_key(MPI_Datatype t) {

@@ -1,10 +1,11 @@
 // MPI_Recv, MPI_Irecv, MPI_Mrecv, MPI_Imrecv.  A contiguous receive goes to
 // the system as it is, or as bytes (Side::direct).  A non-contiguous receive is
 // posted as MPI_PACKED into staging of count * type-size bytes: the system
-// matches, checks truncation (MPI_ERR_TRUNCATE, nothing written past the
-// staging it was given) and fills the status (its byte count is what
-// MPI_Get_count/MPI_Get_elements on the user's type divide).  Then the bytes
-// that arrived are unpacked into the user's layout.
+// matches, checks truncation (MPI_ERR_TRUNCATE; where it may write a
+// truncated message past the buffer, Open MPI, the staging ends at a guard
+// page: StagingPool::Limits::guard_pages) and fills the status (its byte
+// count is what MPI_Get_count/MPI_Get_elements on the user's type divide).
+// Then the bytes that arrived are unpacked into the user's layout.
 //
 // A receive that a Loom-to-Loom RDV may match (l2l::may_meet_rdv: from a
 // Loom peer, with room for kRdvBytes) takes it where its data would go, in

@@ -8,6 +8,8 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -317,6 +319,7 @@ loom::xfer::StagingPool &staging_pool() {
     loom::xfer::StagingPool::Limits lim;
     lim.max_pooled_buffer = (size_t)config().bytes(Id::staging_max);
     lim.max_cached_bytes = (size_t)config().bytes(Id::staging_cache);
+    lim.guard_pages = kSystemOverfillsTruncatedReceives;
     return new loom::xfer::StagingPool(lim);
   }();
   return *pool;
@@ -325,12 +328,25 @@ loom::xfer::StagingPool &staging_pool() {
 using loom::xfer::Buffer;
 using loom::xfer::StagingPool;
 
+void *no_room() {
+  static void *const page = [] {
+    void *m = mmap(nullptr, (size_t)sysconf(_SC_PAGESIZE), PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return m == MAP_FAILED ? nullptr : m;  // then the program's own buffer
+  }();
+  return page;
+}
+
 Buffer staging_acquire(size_t bytes) {
   const int c = StagingPool::class_of(bytes);
   ThreadCache *t;
   if (c <= ThreadCache::kMaxShift && (t = thread_cache())) {
     ThreadCache::Idle &i = t->idle[c];
-    if (i.n) return i.b[--i.n];
+    if (i.n) {
+      Buffer b = i.b[--i.n];
+      staging_pool().fit(b, bytes);
+      return b;
+    }
   }
   return staging_pool().acquire(bytes);
 }
@@ -362,7 +378,8 @@ thread_local Bounce t_bounce;
 CallStaging::CallStaging(size_t bytes) {
   if (bytes == 0) return;
   Bounce &t = t_bounce;
-  if (bytes <= Bounce::kBytes && !t.busy) {
+  // Not where the system may overfill a receive: the bounce has no guard.
+  if (!kSystemOverfillsTruncatedReceives && bytes <= Bounce::kBytes && !t.busy) {
     t.busy = bounce_ = true;
     b_.data = t.data;
     b_.capacity = Bounce::kBytes;

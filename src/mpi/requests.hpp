@@ -64,8 +64,15 @@ struct Side {
   const Mirror *mirror = nullptr;
 };
 
-// The arguments the system path gets for a (buf, count, dt) argument that
-// classify() left to it: the user's own, or the run as bytes (Side::direct).
+// An inaccessible page: the buffer a receive of count 0 hands the system
+// where it may overfill a truncated receive (kSystemOverfillsTruncatedReceives),
+// so that its copy of a message that has no room fails there instead of
+// writing the message over the program's memory at `buf`.
+void *no_room();
+
+// The arguments the system path gets for a receive's (buf, count, dt) that
+// classify() left to it: the user's own, the run as bytes (Side::direct),
+// or no_room() for count 0.
 struct SysArgs {
   void *buf;
   int count;
@@ -76,6 +83,8 @@ inline SysArgs sys_args(const Side &s, const void *buf, int count, MPI_Datatype 
     Wire w = wire_for(s.bytes);
     return {s.base, w.count, w.type};
   }
+  if (kSystemOverfillsTruncatedReceives && count == 0)
+    if (void *page = no_room()) return {page, 0, dt};
   return {const_cast<void *>(buf), count, dt};
 }
 

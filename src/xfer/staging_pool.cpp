@@ -1,7 +1,11 @@
 // Staging buffers: power-of-two classes, bounded idle lists (see the header).
 #include "staging_pool.hpp"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 
@@ -11,13 +15,46 @@ namespace {
 
 constexpr size_t kAlign = 64;  // cache line: kernels may use aligned stores
 
-char *allocate(size_t bytes) {
-  // aligned_alloc wants a multiple of the alignment.
-  size_t n = (bytes + kAlign - 1) & ~(kAlign - 1);
-  return static_cast<char *>(std::aligned_alloc(kAlign, n ? n : kAlign));
+size_t page_bytes() {
+  static const size_t p = (size_t)sysconf(_SC_PAGESIZE);
+  return p;
 }
 
 }  // namespace
+
+size_t StagingPool::span(size_t bytes) const {
+  const size_t a = lim_.guard_pages ? page_bytes() : kAlign;
+  return bytes ? (bytes + a - 1) / a * a : a;
+}
+
+char *StagingPool::allocate(size_t bytes) const {
+  const size_t n = span(bytes);
+  if (!lim_.guard_pages) return static_cast<char *>(std::aligned_alloc(kAlign, n));
+  void *m = mmap(nullptr, n + page_bytes(), PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return nullptr;
+  char *base = static_cast<char *>(m);
+  if (mprotect(base + n, page_bytes(), PROT_NONE) != 0) {
+    munmap(base, n + page_bytes());
+    return nullptr;
+  }
+  return base;
+}
+
+void StagingPool::free_span(char *base, size_t n) const {
+  if (lim_.guard_pages) munmap(base, n + page_bytes());
+  else std::free(base);
+}
+
+void StagingPool::fit(Buffer &b, size_t bytes) const {
+  if (!lim_.guard_pages || !b.data) return;
+  char *const base = b.data - b.lead;
+  const size_t n = b.capacity + b.lead;  // up to the guard
+  const uintptr_t at = ((uintptr_t)(base + n) - std::min(bytes, n)) & ~uintptr_t(kAlign - 1);
+  b.data = reinterpret_cast<char *>(at);
+  b.lead = (size_t)(b.data - base);
+  b.capacity = n - b.lead;
+}
 
 int StagingPool::class_of(size_t bytes) {
   if (bytes <= (size_t(1) << kMinShift)) return kMinShift;
@@ -55,9 +92,10 @@ Buffer StagingPool::acquire(size_t bytes) {
   if (s > top_shift_ || (size_t(1) << s) < bytes) {
     // Beyond the pool: this message's own allocation.
     b.data = allocate(bytes);
-    b.capacity = b.data ? bytes : 0;
+    b.capacity = b.data ? span(bytes) : 0;
     b.cls = -1;
     oversize_.fetch_add(1, std::memory_order_relaxed);
+    fit(b, bytes);
     return b;
   }
   size_t cap = size_t(1) << s;
@@ -76,17 +114,20 @@ Buffer StagingPool::acquire(size_t bytes) {
     misses_.fetch_add(1, std::memory_order_relaxed);
   }
   if (b.data) {
-    b.capacity = cap;
+    b.capacity = span(cap);
     b.cls = s;
+    fit(b, bytes);
   }
   return b;
 }
 
 void StagingPool::release(Buffer &b) {
-  char *p = b.data;
+  char *p = b.data - b.lead;  // what allocate() returned
+  const size_t n = b.capacity + b.lead;
   int s = b.cls;
+  const bool none = !b.data;
   b = Buffer();
-  if (!p) return;
+  if (none) return;
   if (s >= kMinShift && s <= top_shift_) {
     size_t cap = size_t(1) << s;
     Class &c = classes_[s];
@@ -100,7 +141,7 @@ void StagingPool::release(Buffer &b) {
       return;
     }
   }
-  std::free(p);
+  free_span(p, n);
 }
 
 void StagingPool::trim() {
@@ -108,7 +149,7 @@ void StagingPool::trim() {
     Class &c = classes_[s];
     std::lock_guard<std::mutex> g(c.mu);
     while (c.n) {
-      std::free(c.idle[--c.n]);
+      free_span(c.idle[--c.n], span(size_t(1) << s));
       cached_.fetch_sub(size_t(1) << s, std::memory_order_relaxed);
     }
   }

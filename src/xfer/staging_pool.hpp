@@ -27,6 +27,7 @@ struct Buffer {
   char *data = nullptr;  // 64-byte aligned; nullptr: none (or out of memory)
   size_t capacity = 0;   // usable bytes, at least what was asked for
   int cls = -1;          // size class; -1: outside the pool (freed on release)
+  size_t lead = 0;       // bytes of the allocation before data (guard pages)
 };
 
 class StagingPool {
@@ -39,6 +40,14 @@ class StagingPool {
     size_t max_cached_bytes = size_t(128) << 20;  // idle bytes kept overall
     unsigned per_class = 16;                     // idle buffers per class, at least
     size_t per_class_bytes = size_t(4) << 20;    // idle bytes per class, up to kMaxIdle
+    // Every buffer ends at an inaccessible page, and the bytes asked for
+    // end within 64 bytes of it, so that a receive into staging which the
+    // system overfills faults there (a system's copy syscall returns an
+    // error) instead of overwriting the heap: Open MPI 4.1.4 (vader's
+    // single copy) writes a truncated message of more than its eager limit
+    // whole into a contiguous receive buffer.  Buffers are then mapped
+    // (mmap), at least a page and a guard page each.
+    bool guard_pages = false;
   };
 
   StagingPool();
@@ -50,6 +59,11 @@ class StagingPool {
   // A buffer of at least @p bytes (a zero-byte request still gets a small
   // valid buffer).  data is nullptr only when memory is exhausted.
   Buffer acquire(size_t bytes);
+  // Places @p b, a buffer of this pool with capacity for @p bytes, for a
+  // request of @p bytes: with guard pages, data moves so that the bytes
+  // end within 64 bytes of the guard (a cached buffer handed out again);
+  // otherwise nothing changes.
+  void fit(Buffer &b, size_t bytes) const;
   // Returns @p b to the pool (or frees it) and clears it; a cleared buffer
   // may be released again harmlessly.
   void release(Buffer &b);
@@ -78,6 +92,9 @@ class StagingPool {
     unsigned cap = 0;       // idle slots (the limits' count for this class)
     char **idle = nullptr;  // cap slots, allocated once
   };
+  char *allocate(size_t bytes) const;   // span(bytes) usable bytes (and the guard)
+  void free_span(char *base, size_t span) const;
+  size_t span(size_t bytes) const;      // usable bytes of an allocation for bytes
   Limits lim_;
   int top_shift_;  // largest pooled class
   Class classes_[kMaxShift + 1];

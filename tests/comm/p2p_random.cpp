@@ -16,6 +16,7 @@
 // wildcards and MPI_STATUS(ES)_IGNORE.
 // Usage: comm_p2p_random [trials] [first-seed]; LOOM_TEST_TRACE=1 prints
 // each trial.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdlib>
 #include <cstring>
@@ -56,7 +57,7 @@ int g_rank, g_size;
 bool g_trace = false;
 
 long g_trials = 0, g_sys_checked = 0, g_ref_checked = 0, g_truncated = 0,
-     g_partial = 0, g_peer = 0;
+     g_partial = 0, g_peer = 0, g_sys_overfilled = 0;
 
 // Everything both ranks derive from the trial seed.
 struct Trial {
@@ -464,14 +465,30 @@ void receiver(Trial &t, int from) {
   if (g_trace) std::fprintf(stderr, "%s\n", ctx);
   EXPECT_MSG(err_class(r.rc) == (trunc ? MPI_ERR_TRUNCATE : MPI_SUCCESS), "%s: rc class %d",
              ctx, err_class(r.rc));
-  EXPECT_MSG(dst.g.guard_error().empty(), "%s: %s", ctx, dst.g.guard_error().c_str());
+  // Documented system bug: Open MPI 4.1.4 (vader's single copy) writes a
+  // truncated message over its eager limit whole into a contiguous receive
+  // buffer, past its end (a plain PMPI_Recv of MPI_INT count 1 takes all
+  // 8340 bytes of a larger send).  A contiguous receive is the system's
+  // own, handed to it unchanged: there bytes past the layout's end may
+  // change (nothing before it); every receive Loom stages or unpacks is
+  // held to the layout (its staging ends at a guard page, count 0
+  // receives at one).
+  const bool sys_overfills = trunc && !is_mpich() && t.cr > 0 &&
+                             reference_pieces(rt.L, t.cr, true).size() == 1;
+  if (sys_overfills) ++g_sys_overfilled;
+  const std::string guard = dst.g.guard_error(sys_overfills);
+  EXPECT_MSG(guard.empty(), "%s: %s", ctx, guard.c_str());
   const bool injective = !reference_overlaps(rt.L, t.cr);
   if (trunc) {
     ++g_truncated;
-    // Nothing outside the receive layout may change.
+    // Nothing outside the receive layout may change (but past its end
+    // where the system overfills).
     auto cov = covered(rt.L, t.cr, dst);
-    EXPECT_MSG(same_except(dst.bytes(), prefill, cov), "%s: truncated receive wrote outside "
-               "the receive buffer at %ld", ctx, first_diff(dst.bytes(), prefill, &cov));
+    if (sys_overfills)
+      for (auto it = std::find(cov.begin(), cov.end(), true); it != cov.end(); ++it) *it = true;
+    EXPECT_MSG(same_except(dst.bytes(), prefill, cov),
+               "%s: truncated receive wrote outside the receive buffer at %ld", ctx,
+               first_diff(dst.bytes(), prefill, &cov));
   }
   // Oracle 1: the reference interpreter.
   const int64_t sent = t.nbytes >= 0 ? t.nbytes : t.cs * size;
@@ -568,8 +585,10 @@ int main(int argc, char **argv) {
   int bs;
   MPI_Buffer_detach(&b, &bs);
   std::printf("rank %d: %ld trials, %ld checked against the system, %ld against the "
-              "reference, %ld truncated, %ld partial-element, %ld with a non-Loom peer\n",
-              g_rank, g_trials, g_sys_checked, g_ref_checked, g_truncated, g_partial, g_peer);
+              "reference, %ld truncated (%ld contiguous ones the system may overfill), %ld "
+              "partial-element, %ld with a non-Loom peer\n",
+              g_rank, g_trials, g_sys_checked, g_ref_checked, g_truncated, g_sys_overfilled,
+              g_partial, g_peer);
   MPI_Comm_free(&g_data);
   MPI_Comm_free(&g_ctl);
   return finish("comm_p2p_random");

@@ -1,12 +1,14 @@
 // The staging pool (src/xfer, no MPI): sizes and alignment, reuse, the two
 // bounds on idle memory, buffers beyond the largest class, and concurrent
-// acquire/release from several threads, size classes.
+// acquire/release from several threads, size classes, guard pages.
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 #include "staging_pool.hpp"
 
@@ -155,6 +157,42 @@ void threads() {
   CHECK(p.stats().cached_bytes <= (size_t(8) << 20) + (size_t(1) << 20));
 }
 
+// Whether the byte at p can be read: write(2) from it fails with EFAULT
+// where it cannot (no signal).
+bool readable(const char *p) {
+  static int fd[2] = {-1, -1};
+  if (fd[0] < 0 && pipe(fd) != 0) return true;
+  char c;
+  const bool ok = write(fd[1], p, 1) == 1;
+  if (ok && read(fd[0], &c, 1) != 1) return true;
+  return ok;
+}
+
+// With guard pages, whatever was asked for (a fresh buffer, a cached one
+// handed out again for another size, one beyond the pool) ends within 64
+// bytes of an inaccessible page: a receive the system overfills faults
+// there.  Every byte up to the guard is usable.
+void guard_pages() {
+  StagingPool::Limits lim;
+  lim.max_pooled_buffer = 1 << 20;
+  lim.guard_pages = true;
+  StagingPool p(lim);
+  for (int round = 0; round < 2; ++round)  // the second round takes cached buffers
+    for (size_t n : {size_t(0), size_t(1), size_t(200), size_t(256), size_t(4095),
+                     size_t(4096), size_t(5000), size_t(100000), size_t(3) << 20}) {
+      Buffer b = p.acquire(n);
+      CHECK(b.data && b.capacity >= n && b.capacity - n < 64);
+      CHECK((reinterpret_cast<uintptr_t>(b.data) & 63) == 0);
+      std::memset(b.data, 0x5A, b.capacity);
+      CHECK(!readable(b.data + b.capacity));
+      p.fit(b, n / 2);  // handed out again for fewer bytes
+      CHECK(b.capacity >= n / 2 && b.capacity - n / 2 < 64 && !readable(b.data + b.capacity));
+      std::memset(b.data, 0x5A, b.capacity);
+      p.release(b);
+    }
+  p.trim();
+}
+
 }  // namespace
 
 int main() {
@@ -162,6 +200,7 @@ int main() {
   idle_per_class();
   classes();
   threads();
+  guard_pages();
   std::printf("xfer_pool: %s (%d failure%s)\n", g_fail ? "FAILED" : "passed", g_fail,
               g_fail == 1 ? "" : "s");
   return g_fail ? 1 : 0;

@@ -41,8 +41,10 @@ class Guarded {
   }
 
   // "" when every byte outside [data, data+size) still holds its canary.
-  std::string guard_error() const {
-    for (size_t i = 0; i < store_.size(); ++i) {
+  // The first write outside the buffer ("" when none); with
+  // `before_only`, the first before it.
+  std::string guard_error(bool before_only = false) const {
+    for (size_t i = 0; i < (before_only ? off_ : store_.size()); ++i) {
       if (i >= off_ && i < off_ + n_) continue;
       if (store_[i] != canary(i)) {
         std::ostringstream o;
