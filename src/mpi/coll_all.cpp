@@ -170,19 +170,33 @@ int alltoall(Variant var, const void *sbuf, int scount, const int *scounts,
   }
   SideSpec none;
   Call call(comm, req);
+  // Where the system's nonblocking in-place all-to-all is wrong (Open MPI
+  // 4.1.4 over a derived wire type), the receive blocks are sent as a
+  // send side of their own, packed when the call is made (what MPI_IN_PLACE
+  // sends), and received into staging apart from it.
+  const bool sent_apart = in_place && req && kSystemNonblockingInPlaceAlltoallWrong;
   int rc = call.plan(
-      in_place ? none
-               : make_side(sbuf, in.size, var, scount, scounts, sdispls, nullptr, stype,
-                           stypes),
+      in_place && !sent_apart
+          ? none
+          : sent_apart ? make_side(rbuf, in.size, var, rcount, rcounts, rdispls, nullptr, rtype,
+                                   rtypes)
+                       : make_side(sbuf, in.size, var, scount, scounts, sdispls, nullptr,
+                                   stype, stypes),
       make_side(rbuf, in.size, var, rcount, rcounts, rdispls, nullptr, rtype, rtypes));
   if (rc != MPI_SUCCESS) return raise(comm, rc);
   if (!call.staged() || !call.start()) return unchanged();
   Staged &S = call.send(), &R = call.recv();
-  if (in_place && R.on && !call.prepack_recv()) return unchanged();
+  if (sent_apart && !(S.on && R.on)) return unchanged();  // the two must not share memory
+  if (in_place && !sent_apart && R.on && !call.prepack_recv()) return unchanged();
   if (var != Variant::uniform) {
     if (S.on) S.make_wire(var == Variant::w, false);
     if (R.on) R.make_wire(var == Variant::w, false);
   }
+  if (sent_apart)
+    return call.finish(sys(S.buf(rbuf), rcount, S.counts(rcounts), S.displs(rdispls),
+                           S.type(rtype), S.types(rtypes), R.buf(rbuf), rcount,
+                           R.counts(rcounts), R.displs(rdispls), R.type(rtype),
+                           R.types(rtypes)));
   return call.finish(sys(S.buf(sbuf), scount, S.counts(scounts), S.displs(sdispls),
                          S.type(stype), S.types(stypes), R.buf(rbuf), rcount,
                          R.counts(rcounts), R.displs(rdispls), R.type(rtype),

@@ -52,9 +52,13 @@ struct Trial {
            t->desc.substr(0, 200);
   }
   void compare(const char *call, Region s, Region r, const Body &body) {
+    // Open MPI 4.1.4's nonblocking all-to-alls in place move wrong bytes
+    // for derived types (src/mpi/compat.hpp); its blocking ones are right.
+    const bool mpich = std::strcmp(mpi_flavor(), "mpich") == 0;
+    const bool in_place_alltoall =
+        std::strncmp(call, "Alltoall", 8) == 0 && std::strstr(call, "in place") != nullptr;
     Compare c{comm, what(call), fill(), s, r,
-              std::strcmp(mpi_flavor(), "mpich") == 0 &&
-                  std::strncmp(call, "Neighbor", 8) != 0};
+              mpich ? std::strncmp(call, "Neighbor", 8) != 0 : in_place_alltoall};
     c(path, body);
   }
 };
