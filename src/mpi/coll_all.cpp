@@ -168,37 +168,39 @@ int alltoall(Variant var, const void *sbuf, int scount, const int *scounts,
         all_known_pass(rtypes, rcounts, in.size))
       return unchanged();
   }
+  // What the system is to send.  Where its nonblocking in-place all-to-all
+  // is wrong (Open MPI 4.1.4 over a derived wire type), the receive blocks
+  // are a send side of their own, packed when the call is made (what
+  // MPI_IN_PLACE sends), and arrive in staging apart from it.
+  const bool sent_apart = in_place && req && kSystemNonblockingInPlaceAlltoallWrong;
+  struct SendArgs {
+    const void *buf;
+    int count;
+    const int *counts, *displs;
+    MPI_Datatype type;
+    const MPI_Datatype *types;
+  };
+  const SendArgs snd = sent_apart ? SendArgs{rbuf, rcount, rcounts, rdispls, rtype, rtypes}
+                                  : SendArgs{sbuf, scount, scounts, sdispls, stype, stypes};
+  const bool sys_in_place = in_place && !sent_apart;
   SideSpec none;
   Call call(comm, req);
-  // Where the system's nonblocking in-place all-to-all is wrong (Open MPI
-  // 4.1.4 over a derived wire type), the receive blocks are sent as a
-  // send side of their own, packed when the call is made (what MPI_IN_PLACE
-  // sends), and received into staging apart from it.
-  const bool sent_apart = in_place && req && kSystemNonblockingInPlaceAlltoallWrong;
   int rc = call.plan(
-      in_place && !sent_apart
-          ? none
-          : sent_apart ? make_side(rbuf, in.size, var, rcount, rcounts, rdispls, nullptr, rtype,
-                                   rtypes)
-                       : make_side(sbuf, in.size, var, scount, scounts, sdispls, nullptr,
-                                   stype, stypes),
+      sys_in_place ? none
+                   : make_side(snd.buf, in.size, var, snd.count, snd.counts, snd.displs, nullptr,
+                               snd.type, snd.types),
       make_side(rbuf, in.size, var, rcount, rcounts, rdispls, nullptr, rtype, rtypes));
   if (rc != MPI_SUCCESS) return raise(comm, rc);
   if (!call.staged() || !call.start()) return unchanged();
   Staged &S = call.send(), &R = call.recv();
   if (sent_apart && !(S.on && R.on)) return unchanged();  // the two must not share memory
-  if (in_place && !sent_apart && R.on && !call.prepack_recv()) return unchanged();
+  if (sys_in_place && R.on && !call.prepack_recv()) return unchanged();
   if (var != Variant::uniform) {
     if (S.on) S.make_wire(var == Variant::w, false);
     if (R.on) R.make_wire(var == Variant::w, false);
   }
-  if (sent_apart)
-    return call.finish(sys(S.buf(rbuf), rcount, S.counts(rcounts), S.displs(rdispls),
-                           S.type(rtype), S.types(rtypes), R.buf(rbuf), rcount,
-                           R.counts(rcounts), R.displs(rdispls), R.type(rtype),
-                           R.types(rtypes)));
-  return call.finish(sys(S.buf(sbuf), scount, S.counts(scounts), S.displs(sdispls),
-                         S.type(stype), S.types(stypes), R.buf(rbuf), rcount,
+  return call.finish(sys(S.buf(snd.buf), snd.count, S.counts(snd.counts), S.displs(snd.displs),
+                         S.type(snd.type), S.types(snd.types), R.buf(rbuf), rcount,
                          R.counts(rcounts), R.displs(rdispls), R.type(rtype),
                          R.types(rtypes)));
 }

@@ -1,7 +1,6 @@
 // Timing the handlers' steps on this machine (sim_calibrate.h).
 #include "sim_calibrate.h"
 
-
 #include <algorithm>
 #include <random>
 #include <vector>
