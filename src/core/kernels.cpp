@@ -31,6 +31,7 @@
 #include "permute_table.hpp"
 #include "plan.hpp"
 #include "run_moves.hpp"
+#include "step_table.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace loom {
@@ -1954,6 +1955,108 @@ Kernel chain_pack(int k) {
 }
 #endif
 
+#ifdef LOOM_HAVE_TWO_SOURCE
+// Packing short strided blocks a few instances a step into whole 32-byte
+// registers (StepTable): per register two (three) loads at the step's
+// aligned windows, one (two) two-source permutes, one store.  Offsets and
+// index vectors stay in registers; R and Three fix the loop's shape.
+template <int Lane>
+inline __m256i permute2_narrow(__m256i a, __m256i idx, __m256i b) {
+  if constexpr (Lane == 4) return _mm256_permutex2var_epi32(a, idx, b);
+#if HWY_TARGET == HWY_AVX3_DL
+  else return _mm256_permutex2var_epi8(a, idx, b);
+#else
+  else return a;  // byte lanes are VBMI's (never taken)
+#endif
+}
+template <int R, int Lane, bool Three>
+char *narrow_steps(const StepTable &t, const char *u, char *s, int64_t steps, int64_t step) {
+  __m256i first[R], second[R];
+  int64_t w[R];
+  const uint32_t three = t.three;
+  for (int r = 0; r < R; r++) {
+    first[r] = _mm256_load_si256(reinterpret_cast<const __m256i *>(Lane == 4 ? (const void *)t.idx32[r][0] : t.idx8[r][0]));
+    second[r] = _mm256_load_si256(reinterpret_cast<const __m256i *>(Lane == 4 ? (const void *)t.idx32[r][1] : t.idx8[r][1]));
+    w[r] = t.window[r];
+  }
+  for (int64_t k = 0; k < steps; k++, u += step, s += 32 * R) {
+#pragma GCC unroll 8
+    for (int r = 0; r < R; r++) {
+      const char *x = u + w[r];
+      __m256i v = permute2_narrow<Lane>(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(x)), first[r],
+                                        _mm256_loadu_si256(reinterpret_cast<const __m256i *>(x + 32)));
+      if (Three && (three >> r & 1))
+        v = permute2_narrow<Lane>(v, second[r], _mm256_loadu_si256(reinterpret_cast<const __m256i *>(x + 64)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i *>(s + 32 * r), v);
+    }
+  }
+  return s;
+}
+
+template <int R, int Lane, bool Three>
+char *k_vec_steps_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  const StepTable &t = *n.steps;
+  const int64_t st = n.stride, m = t.instances, step = m * st;
+  {
+    int64_t j = 0;
+    const int64_t b = n.child->count;
+    while (j < m && j < i1 - i0 && ((uintptr_t)s + j * b) % 32 != 0) j++;
+    if (j == m) j = 0;
+    if (j) s = n.pack_rest(n, base, s, i0, i0 + j), i0 += j;
+  }
+  // Whole steps whose loads end within the range's bytes (a shift: m is a
+  // power of two; a division cost a fifth of a 2 KiB pack's time).
+  const int64_t span = (i1 - i0 - 1) * st + n.child->count;
+  int64_t steps = (i1 - i0) >> __builtin_ctzll((uint64_t)m);
+  while (steps > 0 && (steps - 1) * step + t.reach > span) steps--;
+  s = narrow_steps<R, Lane, Three>(t, base + i0 * st, s, steps, step);
+  const int64_t i = i0 + steps * m;
+  return i == i1 ? s : n.pack_rest(n, base, s, i, i1);
+}
+
+template <int Lane, bool Three>
+Kernel steps_pack(int registers) {
+  switch (registers) {
+    case 1: return k_vec_steps_pack<1, Lane, Three>;
+    case 2: return k_vec_steps_pack<2, Lane, Three>;
+    case 3: return k_vec_steps_pack<3, Lane, Three>;
+    case 4: return k_vec_steps_pack<4, Lane, Three>;
+    case 5: return k_vec_steps_pack<5, Lane, Three>;
+    case 6: return k_vec_steps_pack<6, Lane, Three>;
+    case 7: return k_vec_steps_pack<7, Lane, Three>;
+    default: return k_vec_steps_pack<kMaxStepRegisters, Lane, Three>;
+  }
+}
+
+// Packing short strided blocks by steps (StepTable) over the kernel the
+// node has, which packs the instances past the last step.
+bool pick_steps(Node &n) {
+  if (n.kind != Kind::Vec || n.child->kind != Kind::Block) return false;
+  // Not blocks of 4, 8 or 16 bytes, which the row gathers or pairs into
+  // whole registers already.
+  const int64_t b = n.child->count;
+  if (b == 4 || b == 8 || b == 16) return false;
+  int lane = 4;
+  n.steps = make_step_table(n, lane);
+#if HWY_TARGET == HWY_AVX3_DL
+  if (!n.steps) n.steps = make_step_table(n, lane = 1);
+#endif
+  // The steps are bound by their loads: one cost about 0.22 ns, the row's
+  // moves of a block 0.34 (blocks of 12 to 28 bytes, 8 KiB, AMD EPYC Zen 4
+  // VM), so steps pay where they load fewer than 1.5 registers a block: 3
+  // floats of every 4 (6 loads for 8 blocks) packed 1.6-1.7x faster, 10
+  // shorts of every 11 1.2x; 7 floats of every 8 (14 for 8) 0.87x, 5 of
+  // every 10 (13 for 8, registers of three windows) 0.9x, 24 bytes of
+  // every 25 or 27 (6 for 4) 0.86-0.87x (in-process A/B, 2 and 8 KiB).
+  if (!n.steps || 2 * n.steps->loads >= 3 * n.steps->instances) return (void)(n.steps = nullptr), false;
+  const bool three = n.steps->three != 0;
+  if (!n.pack_rest) n.pack_rest = n.pack;
+  n.pack = lane == 4 ? (three ? steps_pack<4, true>(n.steps->registers) : steps_pack<4, false>(n.steps->registers))
+                     : (three ? steps_pack<1, true>(n.steps->registers) : steps_pack<1, false>(n.steps->registers));
+  return true;
+}
+#endif
+
 // Packing by chains where a register's packed bytes span 3 to 8 of the
 // user's (make_chain_table), over the kernels n has where those store
 // registers in part: 64 KiB, medians of 3 alternating processes, a byte of
@@ -2610,7 +2713,8 @@ void pack_by_shuffle([[maybe_unused]] Node &n) {
   // kernel itself as its rest.  Nor over register steps (pick_groups,
   // jit_pack), a whole register a store too: 3 floats of every 4 packed
   // 1.35-1.5x faster by the steps than by shuffles.
-  if (n.kind != Kind::Vec || n.permute || n.chunks || n.chain || n.groups || small_stride(n) ||
+  if (n.kind != Kind::Vec || n.permute || n.chunks || n.chain || n.groups || n.steps ||
+      small_stride(n) ||
       n.pack == k_vec_jit_groups)
     return;
   // Blocks of 4 or 8 bytes k_vec_blk gathers 8 a step, as the vectoriser
@@ -2820,6 +2924,9 @@ void select_base_kernels(Node &n) {
         pick_groups(n);
         pack_in_pairs(n);
         pick_chain(n);
+#ifdef LOOM_HAVE_TWO_SOURCE
+        pick_steps(n);
+#endif
 #if HWY_TARGET == HWY_AVX3_DL
         // Blocks of words no one move takes, four or more to a register (3
         // floats of every 4, 6 shorts of every 8), unpack by word permutes:

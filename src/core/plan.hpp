@@ -15,6 +15,7 @@ struct Node;
 struct PermuteTable;  // permute_table.hpp
 struct ChunkTable;
 struct ChainTable;
+struct StepTable;  // step_table.hpp
 struct ShufflePieces;
 struct RunMoves;      // run_moves.hpp
 struct JitCode;       // jit_moves.hpp
@@ -80,11 +81,16 @@ struct Node {
   /// Pieces that pack groups of consecutive instances into whole registers
   /// (make_group_table), for the pack kernel only; null otherwise.
   std::shared_ptr<const ChunkTable> groups;
-  /// With `groups` or `chain`: the pack kernel they replaced, which packs
-  /// the instances after a range's last whole step, in one call.
+  /// With `groups`, `chain` or `steps`: the pack kernel they replaced,
+  /// which packs the instances after a range's last whole step, in one
+  /// call.
   Kernel pack_rest = nullptr;
   /// The same from windows of 3 to 8 registers (make_chain_table).
   std::shared_ptr<const ChainTable> chain;
+  /// Short blocks of a strided loop packed a few instances a step into
+  /// whole 32-byte registers (make_step_table), for the pack kernel only;
+  /// null otherwise.
+  std::shared_ptr<const StepTable> steps;
   /// AVX2 and AVX-512 without VBMI: a byte pattern's table for packing
   /// (and on the latter unpacking) by shuffles of 16 or 32 bytes
   /// (pack_by_shuffle); null otherwise.

@@ -643,6 +643,44 @@ TEST(Isa, RegisterStepsReadOnlyTheirPages) {
       });
 }
 
+// Short blocks a few bytes apart (3 floats of every 4, 10 shorts of every
+// 11) pack with AVX-512 a few instances a step into whole 32-byte
+// registers (step_table.hpp), from 32-byte windows at the step's multiples
+// of 32 bytes, which read the gaps and may read into the next step's
+// blocks, never past the range's last byte.  Those two layouts take the
+// steps on the AVX-512 sets (the shorts, byte lanes, only with VBMI).
+// Blocks of 1 to 23 bytes at strides of up to twice their length or 8
+// bytes more, 1 to 300 of them, the last byte at a page's end and
+// inaccessible pages wherever the typemap has none, packed whole and in
+// two ranges (the second's stream at any alignment), give the reference
+// interpreter's bytes (page_exact_trial).
+TEST(Isa, ShortStridedBlocksPackByStepsReadingOnlyTheirPages) {
+  OnSet on;
+  for (const std::string &name : runnable()) {
+    ASSERT_TRUE(on.enter({name, -1}));
+    const bool avx512 = name.rfind("avx512", 0) == 0;
+    const TypeSpecPtr floats = resized(contig(3, prim(LOOM_FLOAT)), 0, 16),
+                      shorts = resized(contig(10, prim(LOOM_SHORT)), 0, 22);
+    for (const TypeSpecPtr &leaf : {floats, shorts}) {
+      Type t = committed(leaf);
+      ASSERT_TRUE(t);
+      const bool steps = loom::plan_for(t.get(), 64).node->steps != nullptr;
+      EXPECT_EQ(steps, avx512 && (leaf == floats || name == "avx512vbmi"))
+          << name << ": " << describe(*leaf);
+    }
+  }
+  on_every_set(
+      "Isa.ShortStridedBlocksPackByStepsReadingOnlyTheirPages",
+      static_cast<int>(100 * test_scale()), [](std::mt19937_64 &rng, int, uint64_t) -> std::string {
+        const Uniform uni{rng};
+        const int64_t b = uni(1, 23), st = b + uni(1, std::min<int64_t>(b, 8)), n = uni(1, 300);
+        const TypeSpecPtr t = hvector(n, 1, st, contig(b, prim(LOOM_BYTE)));
+        const std::string e = page_exact_trial(t, ending_at_a_page(*t),
+                                               (size_t)uni(0, reference_layout(*t).size), rng);
+        return e.empty() ? "" : e + "\n  type: " + describe(*t);
+      });
+}
+
 // Index lists whose runs differ in length (an idxv leaf: moved by size
 // class, or on AVX-512 by whole registers and two masked moves whatever
 // the length, kernels.cpp mv_run), the lengths on both sides of 64 and
