@@ -311,9 +311,7 @@ std::shared_ptr<const ChunkTable> make_group_table(const Node &vec, int lane) {
   // the moves.
   if (!t || t->chunks * 64 != m * P) return nullptr;
   t->instances = m;
-  t->align_shift = __builtin_ctzll((uint64_t)std::gcd(P, int64_t(64)));
-  const uint64_t mod = 64 >> t->align_shift, odd = (uint64_t)P >> t->align_shift;
-  while (t->align_inverse * odd % mod != 1 % mod) t->align_inverse++;
+  t->align = StreamAlign(P, 64);
   // Each register's window loaded once a step where that needs no more
   // pieces (14 loads to 8 for 7 registers of 8 instances of 7 doubles, as
   // the vectoriser loads them).

@@ -18,6 +18,8 @@
 #include <cstdint>
 #include <memory>
 
+#include "stream_align.hpp"
+
 namespace loom {
 
 struct Node;
@@ -135,22 +137,9 @@ struct ChunkTable {
   /// they are no more than these (make_chunk_table, make_group_table);
   /// null otherwise.
   std::shared_ptr<const ChunkTable> packing;
-  /// A group table's steps store whole registers: from a stream address
-  /// at a multiple of 64 bytes none of them is split across cache lines.
-  /// With P packed bytes an instance and g = gcd(P, 64) = 2^align_shift,
-  /// the instances that bring the stream there (where it can get there:
-  /// its distance to the next multiple a multiple of g) are (distance / g)
-  /// * align_inverse modulo 64 / g, align_inverse the inverse of P / g.
-  int align_shift = 6;
-  uint64_t align_inverse = 0;
-  /// The instances to move before the first step from stream address s
-  /// (0 where no count of them reaches a multiple of 64).  Shifts and
-  /// masks: three divisions cost a quarter of a 2 KiB pack's time.
-  int64_t align_first(uintptr_t s) const {
-    const uint64_t to = (0 - s) & 63;
-    if ((to & ((uint64_t(1) << align_shift) - 1)) != 0) return 0;
-    return (int64_t)(((to >> align_shift) * align_inverse) & ((64 >> align_shift) - 1));
-  }
+  /// A group table's steps store whole registers: the instances that bring
+  /// the stream to a multiple of 64 bytes go first (stream_align.hpp).
+  StreamAlign align;
 };
 
 /// The pieces of `vec`'s child, an index leaf or a small irregular nest

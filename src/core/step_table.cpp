@@ -17,6 +17,7 @@ std::shared_ptr<const StepTable> make_step_table(const Node &vec, int lane) {
   t->instances = 32 / std::gcd<int64_t>(b, 32);
   t->registers = (int)(t->instances * b / 32);
   if (t->registers > kMaxStepRegisters || vec.count < t->instances) return nullptr;
+  t->align = StreamAlign(b, 32);
   const int lanes = 32 / lane;
   // Stream byte y of a step comes from user byte src(y) of it.
   auto src = [&](int64_t y) { return y / b * st + y % b; };

@@ -19,6 +19,8 @@
 #include <cstdint>
 #include <memory>
 
+#include "stream_align.hpp"
+
 namespace loom {
 
 struct Node;
@@ -39,6 +41,7 @@ struct StepTable {
   uint32_t three = 0;     // the registers that take a third window (bit r)
   int64_t reach = 0;      // bytes from the step's first byte its loads read
   int loads = 0;          // 32-byte loads a step makes
+  StreamAlign align;      // to a multiple of 32 bytes
 };
 
 /// The table for `vec`, a Vec (positive stride) of a Block, with lanes of
