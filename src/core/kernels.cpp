@@ -1979,30 +1979,40 @@ char *narrow_steps(const StepTable &t, const char *u, char *s, int64_t steps, in
     second[r] = _mm256_load_si256(reinterpret_cast<const __m256i *>(Lane == 4 ? (const void *)t.idx32[r][1] : t.idx8[r][1]));
     w[r] = t.window[r];
   }
+  const uint32_t fresh = t.fresh;
   for (int64_t k = 0; k < steps; k++, u += step, s += 32 * R) {
+    __m256i last = _mm256_setzero_si256();
 #pragma GCC unroll 8
     for (int r = 0; r < R; r++) {
       const char *x = u + w[r];
-      __m256i v = permute2_narrow<Lane>(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(x)), first[r],
-                                        _mm256_loadu_si256(reinterpret_cast<const __m256i *>(x + 32)));
-      if (Three && (three >> r & 1))
-        v = permute2_narrow<Lane>(v, second[r], _mm256_loadu_si256(reinterpret_cast<const __m256i *>(x + 64)));
+      __m256i a;
+      if (fresh >> r & 1) a = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(x));
+      else a = last;
+      last = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(x + 32));
+      __m256i v = permute2_narrow<Lane>(a, first[r], last);
+      if (Three && (three >> r & 1)) {
+        last = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(x + 64));
+        v = permute2_narrow<Lane>(v, second[r], last);
+      }
       _mm256_storeu_si256(reinterpret_cast<__m256i *>(s + 32 * r), v);
     }
   }
   return s;
 }
 
+constexpr int64_t kStepsAlignedFrom = 8 << 10;
 template <int R, int Lane, bool Three>
 char *k_vec_steps_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const StepTable &t = *n.steps;
   const int64_t st = n.stride, m = t.instances, step = m * st;
-  // Stores at multiples of 32 bytes, each in one cache line: 3 floats of
-  // every 5 at 8 KiB packed 1.14x the moves' speed with the steps' stores
-  // where the stream put them, 1.25x so (four placements in a line,
-  // in-process A/B).
-  if (const int64_t first = std::min(t.align.first((uintptr_t)s), i1 - i0))
-    s = n.pack_rest(n, base, s, i0, i0 + first), i0 += first;
+  // From 8 KiB, stores at multiples of 32 bytes, each in one cache line:
+  // 3 floats of every 5 at 8 KiB packed 1.14x the moves' speed with the
+  // steps' stores where the stream put them, 1.25x so; at 2 KiB the
+  // instances moved first cost more (24 bytes of every 30 0.81x the moves
+  // -> 0.93x without; four placements in a line, in-process A/B).
+  if ((i1 - i0) * n.child->count >= kStepsAlignedFrom)
+    if (const int64_t first = std::min(t.align.first((uintptr_t)s), i1 - i0))
+      s = n.pack_rest(n, base, s, i0, i0 + first), i0 += first;
   // Whole steps whose loads end within the range's bytes (a shift: m is a
   // power of two; a division cost a fifth of a 2 KiB pack's time).
   const int64_t span = (i1 - i0 - 1) * st + n.child->count;
@@ -2040,14 +2050,19 @@ bool pick_steps(Node &n) {
 #if HWY_TARGET == HWY_AVX3_DL
   if (!n.steps) n.steps = make_step_table(n, lane = 1);
 #endif
-  // The steps are bound by their loads: one cost about 0.22 ns, the row's
-  // moves of a block 0.34 (blocks of 12 to 28 bytes, 8 KiB, AMD EPYC Zen 4
-  // VM), so steps pay where they load fewer than 1.5 registers a block:
-  // 12 bytes of every 16 (6 loads for 8 blocks) packed 1.6-1.7x faster, 10
-  // shorts of every 11 or 12 1.2x; 7 floats of every 8 (14 for 8) 0.87x, 5
-  // of every 10 (13 for 8, registers of three windows) 0.9x, 24 bytes of
-  // every 25 or 27 (6 for 4) 0.86-0.87x (in-process A/B, 2 and 8 KiB).
-  if (!n.steps || 2 * n.steps->loads >= 3 * n.steps->instances) return (void)(n.steps = nullptr), false;
+  // A step's register cost about 0.45 ns, a register's second permute
+  // (three windows) about as much again, and the row's moves of a block
+  // 0.28-0.37 (8 KiB, AMD EPYC Zen 4 VM); a step's fixed costs (its index
+  // registers, the instances before and after the steps by the row) take
+  // part of the gain at 2 KiB.  Steps pay where they permute at most 5
+  // registers for 8 blocks: 12 bytes of every 16, 20 or 24 packed 1.2-1.45x
+  // faster at 2 KiB, 1.45-1.9x at 8 KiB, 10 shorts of every 11 1.2x; not
+  // 24 bytes of every 25-40 (3 for 4: 0.91-0.93x at 2 KiB, 1.13x at 8 KiB),
+  // 5 floats of every 10 (9 for 8: 0.81x), 7 of every 8 or 9 (7 for 8,
+  // 0.89-0.91x at 8 KiB; in-process A/B, four placements in a line).
+  const StepTable *t = n.steps.get();
+  if (!t || 8 * (t->registers + __builtin_popcount(t->three)) > 5 * t->instances)
+    return (void)(n.steps = nullptr), false;
   const bool three = n.steps->three != 0;
   if (!n.pack_rest) n.pack_rest = n.pack;
   n.pack = lane == 4 ? (three ? steps_pack<4, true>(n.steps->registers) : steps_pack<4, false>(n.steps->registers))

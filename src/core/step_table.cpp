@@ -35,9 +35,10 @@ std::shared_ptr<const StepTable> make_step_table(const Node &vec, int lane) {
     }
   }
   for (int r = 0; r < t->registers; r++) {
-    const int loads = t->three >> r & 1 ? 3 : 2;
-    t->loads += loads;
-    t->reach = std::max(t->reach, t->window[r] + 32 * loads);
+    const int windows = t->three >> r & 1 ? 3 : 2;
+    const bool fresh = r == 0 || t->window[r] != t->window[r - 1] + 32 * (t->three >> (r - 1) & 1 ? 2 : 1);
+    t->fresh |= (uint32_t)fresh << r;
+    t->reach = std::max(t->reach, t->window[r] + 32 * windows);
   }
   return t;
 }

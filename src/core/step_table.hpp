@@ -40,7 +40,9 @@ struct StepTable {
   int lane = 4;           // bytes per lane: 4 or 1
   uint32_t three = 0;     // the registers that take a third window (bit r)
   int64_t reach = 0;      // bytes from the step's first byte its loads read
-  int loads = 0;          // 32-byte loads a step makes
+  /// The registers whose first window is not the register before's last
+  /// (bit r; loaded, the others take that one's).
+  uint32_t fresh = 0;
   StreamAlign align;      // to a multiple of 32 bytes
 };
 
