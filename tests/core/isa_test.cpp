@@ -644,11 +644,11 @@ TEST(Isa, RegisterStepsReadOnlyTheirPages) {
 }
 
 // Short blocks a few bytes apart (3 floats of every 4, 10 shorts of every
-// 11) pack with AVX-512 a few instances a step into whole 32-byte
-// registers (step_table.hpp), from 32-byte windows at the step's multiples
-// of 32 bytes, which read the gaps and may read into the next step's
-// blocks, never past the range's last byte.  Those two layouts take the
-// steps on the AVX-512 sets (the shorts, byte lanes, only with VBMI).
+// 11, 3 of every 4) pack with AVX-512 a few instances a step into whole
+// 32-byte registers (step_table.hpp), from 32-byte windows at the step's
+// multiples of 32 bytes, which read the gaps and may read into the next
+// step's blocks, never past the range's last byte.  Those layouts take
+// the steps on the AVX-512 sets (the shorts, byte lanes, only with VBMI).
 // Blocks of 1 to 23 bytes at strides of up to twice their length or 8
 // bytes more, 1 to 300 of them, the last byte at a page's end and
 // inaccessible pages wherever the typemap has none, packed whole and in
@@ -660,8 +660,9 @@ TEST(Isa, ShortStridedBlocksPackByStepsReadingOnlyTheirPages) {
     ASSERT_TRUE(on.enter({name, -1}));
     const bool avx512 = name.rfind("avx512", 0) == 0;
     const TypeSpecPtr floats = resized(contig(3, prim(LOOM_FLOAT)), 0, 16),
-                      shorts = resized(contig(10, prim(LOOM_SHORT)), 0, 22);
-    for (const TypeSpecPtr &leaf : {floats, shorts}) {
+                      shorts = resized(contig(10, prim(LOOM_SHORT)), 0, 22),
+                      dense = resized(contig(3, prim(LOOM_SHORT)), 0, 8);  // over its permutes
+    for (const TypeSpecPtr &leaf : {floats, shorts, dense}) {
       Type t = committed(leaf);
       ASSERT_TRUE(t);
       const bool steps = loom::plan_for(t.get(), 64).node->steps != nullptr;
