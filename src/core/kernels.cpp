@@ -2039,8 +2039,9 @@ Kernel steps_pack(int registers) {
 
 // Packing short strided blocks by steps (StepTable) over the kernel the
 // node has, which packs the instances past the last step, where the steps
-// permute at most most/16 registers a block.
-bool pick_steps(Node &n, int most = 10) {
+// permute at most most/16 registers a block (and, unless `three`, none
+// from three windows).
+bool pick_steps(Node &n, int most = 10, bool three = true) {
   if (n.kind != Kind::Vec || n.child->kind != Kind::Block) return false;
   // Not blocks of 4, 8 or 16 bytes, which the row gathers or pairs into
   // whole registers already.
@@ -2062,9 +2063,10 @@ bool pick_steps(Node &n, int most = 10) {
   // 5 floats of every 10 (9 for 8: 0.81x), 7 of every 8 or 9 (7 for 8,
   // 0.89-0.91x at 8 KiB; in-process A/B, four placements in a line).
   const StepTable *t = n.steps.get();
-  if (!t || 16 * (t->registers + __builtin_popcount(t->three)) > most * t->instances)
+  if (!t || 16 * (t->registers + __builtin_popcount(t->three)) > most * t->instances ||
+      (!three && t->three))
     return (void)(n.steps = nullptr), false;
-  const bool three = n.steps->three != 0;
+  three = t->three != 0;
   if (!n.pack_rest) n.pack_rest = n.pack;
   n.pack = lane == 4 ? (three ? steps_pack<4, true>(n.steps->registers) : steps_pack<4, false>(n.steps->registers))
                      : (three ? steps_pack<1, true>(n.steps->registers) : steps_pack<1, false>(n.steps->registers));
@@ -2907,14 +2909,16 @@ void select_base_kernels(Node &n) {
       if (pick_permute(n)) {  // a small leaf repeated
         pick_chain(n);
 #ifdef LOOM_HAVE_TWO_SOURCE
-        // Dense short blocks whose permutes store part of a register a
-        // window (3 shorts of every 4, 3 or 5 bytes of every 4 or 7) pack
-        // faster by steps where those permute at most 3 registers for 16
-        // blocks: 1.2-1.37x at 2 and 8 KiB; not where pairs of windows
-        // fill a store (every other byte or short: 0.77-0.83x), nor where
-        // more registers take three windows (5 or 7 bytes of every 9, 14
-        // of every 18: 0.75-0.94x; in-process A/B, AMD EPYC Zen 4 VM).
-        if (n.permute && !n.permute->pair_lanes) pick_steps(n, 3);
+        // Short blocks whose permutes store part of a register a window
+        // (3 shorts of every 4, 5 of every 6, 3 or 5 bytes of every 4 or
+        // 7, 14 of every 16) pack faster by steps where those permute at
+        // most a register for 2 blocks, none from three windows: 1.2-1.37x
+        // at 2 and 8 KiB (14 of 16: 1.3x at 8 KiB, 0.98x at 2); not where
+        // pairs of windows fill a store (every other byte or short:
+        // 0.77-0.83x), nor where registers take three windows (5 or 7
+        // bytes of every 9, 14 of every 18: 0.81-0.94x; in-process A/B,
+        // AMD EPYC Zen 4 VM).
+        if (n.permute && !n.permute->pair_lanes) pick_steps(n, 8, false);
 #endif
         return;
       }
