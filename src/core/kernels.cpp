@@ -1975,8 +1975,10 @@ char *narrow_steps(const StepTable &t, const char *u, char *s, int64_t steps, in
   int64_t w[R];
   const uint32_t three = t.three;
   for (int r = 0; r < R; r++) {
-    first[r] = _mm256_load_si256(reinterpret_cast<const __m256i *>(Lane == 4 ? (const void *)t.idx32[r][0] : t.idx8[r][0]));
-    second[r] = _mm256_load_si256(reinterpret_cast<const __m256i *>(Lane == 4 ? (const void *)t.idx32[r][1] : t.idx8[r][1]));
+    const void *i0 = Lane == 4 ? (const void *)t.idx32[r][0] : t.idx8[r][0],
+               *i1 = Lane == 4 ? (const void *)t.idx32[r][1] : t.idx8[r][1];
+    first[r] = _mm256_load_si256(static_cast<const __m256i *>(i0));
+    second[r] = _mm256_load_si256(static_cast<const __m256i *>(i1));
     w[r] = t.window[r];
   }
   const uint32_t fresh = t.fresh;
@@ -2067,9 +2069,13 @@ bool pick_steps(Node &n, int most = 10, bool three = true) {
       (!three && t->three))
     return (void)(n.steps = nullptr), false;
   three = t->three != 0;
+  // The groups and chains the steps replace packed their last instances
+  // by the kernel they had replaced: so do the steps.
   if (!n.pack_rest) n.pack_rest = n.pack;
-  n.pack = lane == 4 ? (three ? steps_pack<4, true>(n.steps->registers) : steps_pack<4, false>(n.steps->registers))
-                     : (three ? steps_pack<1, true>(n.steps->registers) : steps_pack<1, false>(n.steps->registers));
+  n.groups = nullptr, n.chain = nullptr;
+  const int r = t->registers;
+  n.pack = lane == 4 ? (three ? steps_pack<4, true>(r) : steps_pack<4, false>(r))
+                     : (three ? steps_pack<1, true>(r) : steps_pack<1, false>(r));
   return true;
 }
 #endif
@@ -2731,8 +2737,7 @@ void pack_by_shuffle([[maybe_unused]] Node &n) {
   // jit_pack), a whole register a store too: 3 floats of every 4 packed
   // 1.35-1.5x faster by the steps than by shuffles.
   if (n.kind != Kind::Vec || n.permute || n.chunks || n.chain || n.groups || n.steps ||
-      small_stride(n) ||
-      n.pack == k_vec_jit_groups)
+      small_stride(n) || n.pack == k_vec_jit_groups)
     return;
   // Blocks of 4 or 8 bytes k_vec_blk gathers 8 a step, as the vectoriser
   // does: on AVX2 shuffles only where a window holds 4 or more (every
