@@ -1767,11 +1767,17 @@ inline __m512i load_lanes(uint64_t m, const char *u) {
   if constexpr (Lane == 4) return _mm512_maskz_loadu_epi32((__mmask16)m, u);
   else return _mm512_maskz_loadu_epi8(m, u);
 }
-template <int Lane>
-inline __m512i permute2(__m512i a, __m512i idx, __m512i b) {
-  if constexpr (Lane == 4) return _mm512_permutex2var_epi32(a, idx, b);
+// Of 64-byte registers (groups, pieces) or 32-byte ones (steps).
+template <int Lane, class V>
+inline V permute2(V a, V idx, V b) {
+  constexpr bool wide = sizeof(V) == 64;
+  if constexpr (Lane == 4) {
+    if constexpr (wide) return _mm512_permutex2var_epi32(a, idx, b);
+    else return _mm256_permutex2var_epi32(a, idx, b);
+  }
 #if HWY_TARGET == HWY_AVX3_DL
-  else return _mm512_permutex2var_epi8(a, idx, b);
+  else if constexpr (wide) return _mm512_permutex2var_epi8(a, idx, b);
+  else return _mm256_permutex2var_epi8(a, idx, b);
 #else
   else return a;  // byte lanes are VBMI's (never taken)
 #endif
@@ -1960,15 +1966,6 @@ Kernel chain_pack(int k) {
 // registers (StepTable): per register two (three) loads at the step's
 // aligned windows, one (two) two-source permutes, one store.  Offsets and
 // index vectors stay in registers; R and Three fix the loop's shape.
-template <int Lane>
-inline __m256i permute2_narrow(__m256i a, __m256i idx, __m256i b) {
-  if constexpr (Lane == 4) return _mm256_permutex2var_epi32(a, idx, b);
-#if HWY_TARGET == HWY_AVX3_DL
-  else return _mm256_permutex2var_epi8(a, idx, b);
-#else
-  else return a;  // byte lanes are VBMI's (never taken)
-#endif
-}
 template <int R, int Lane, bool Three>
 char *narrow_steps(const StepTable &t, const char *u, char *s, int64_t steps, int64_t step) {
   __m256i first[R], second[R];
@@ -1991,10 +1988,10 @@ char *narrow_steps(const StepTable &t, const char *u, char *s, int64_t steps, in
       if (fresh >> r & 1) a = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(x));
       else a = last;
       last = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(x + 32));
-      __m256i v = permute2_narrow<Lane>(a, first[r], last);
+      __m256i v = permute2<Lane>(a, first[r], last);
       if (Three && (three >> r & 1)) {
         last = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(x + 64));
-        v = permute2_narrow<Lane>(v, second[r], last);
+        v = permute2<Lane>(v, second[r], last);
       }
       _mm256_storeu_si256(reinterpret_cast<__m256i *>(s + 32 * r), v);
     }
