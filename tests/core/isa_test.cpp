@@ -271,7 +271,9 @@ std::pair<TypeSpecPtr, int64_t> rising_runs(std::mt19937_64 &rng) {
 // MPI_Type_vector's blocks: one block of 1 to 24 elements of 1, 2, 4 or 8
 // bytes at a stride of up to twice its length or 8 elements more, up to
 // 32 KiB of them (packed a group of instances a step from 16 KiB where
-// their bytes fill whole registers, kernels.cpp k_vec_groups_pack).
+// their bytes fill whole registers, kernels.cpp k_vec_groups_pack, or,
+// blocks of up to 23 bytes, a few a step into 32-byte registers at every
+// size, k_vec_steps_pack).
 std::pair<TypeSpecPtr, int64_t> strided_blocks(std::mt19937_64 &rng) {
   const Uniform uni{rng};
   static const loom_prim kPrims[] = {LOOM_BYTE, LOOM_SHORT, LOOM_FLOAT, LOOM_DOUBLE};
