@@ -1,6 +1,7 @@
 // Packing a strided loop of short blocks (MPI_Type_vector: 3 floats of
 // every 4, 10 shorts of every 11) a few instances a step into whole
-// 32-byte registers, as the vectoriser packs a hand loop's with AVX-512VL:
+// 32-byte registers, as the vectoriser packs a hand loop's with AVX-512VL
+// (on AVX2, each window's lanes by its own permute and a blend):
 // each register of the step's packed bytes from two (or three) 32-byte
 // windows of the user's, at multiples of 32 bytes from the step's first
 // byte, by one two-source permute (or two, chained).  The windows sit where
