@@ -2052,18 +2052,17 @@ Kernel steps_pack(int registers) {
 
 // Packing short strided blocks by steps (StepTable) over the kernel the
 // node has, which packs the instances past the last step, where the steps
-// permute at most most/16 registers a block (and, unless `three`, none
+// permute at most most/16 registers a block (and, unless `three_ok`, none
 // from three windows).
-bool pick_steps(Node &n, int most = 10, bool three = true) {
+bool pick_steps(Node &n, int most = 10, bool three_ok = true) {
   if (n.kind != Kind::Vec || n.child->kind != Kind::Block) return false;
   // Not blocks of 4, 8 or 16 bytes, which the row gathers or pairs into
   // whole registers already.
   const int64_t b = n.child->count;
   if (b == 4 || b == 8 || b == 16) return false;
-  int lane = 4;
-  n.steps = make_step_table(n, lane);
+  n.steps = make_step_table(n, 4);
 #if HWY_TARGET == HWY_AVX3_DL
-  if (!n.steps) n.steps = make_step_table(n, lane = 1);
+  if (!n.steps) n.steps = make_step_table(n, 1);
 #endif
   // A step's register cost about 0.45 ns, a register's second permute
   // (three windows) about as much again, and the row's moves of a block
@@ -2077,16 +2076,16 @@ bool pick_steps(Node &n, int most = 10, bool three = true) {
   // 0.89-0.91x at 8 KiB; in-process A/B, four placements in a line).
   const StepTable *t = n.steps.get();
   if (!t || 16 * (t->registers + __builtin_popcount(t->three)) > most * t->instances ||
-      (!three && t->three))
+      (!three_ok && t->three))
     return (void)(n.steps = nullptr), false;
-  three = t->three != 0;
+  const bool three = t->three != 0;
   // The groups and chains the steps replace packed their last instances
   // by the kernel they had replaced: so do the steps.
   if (!n.pack_rest) n.pack_rest = n.pack;
   n.groups = nullptr, n.chain = nullptr;
   const int r = t->registers;
-  n.pack = lane == 4 ? (three ? steps_pack<4, true>(r) : steps_pack<4, false>(r))
-                     : (three ? steps_pack<1, true>(r) : steps_pack<1, false>(r));
+  n.pack = t->lane == 4 ? (three ? steps_pack<4, true>(r) : steps_pack<4, false>(r))
+                        : (three ? steps_pack<1, true>(r) : steps_pack<1, false>(r));
   return true;
 }
 #endif
