@@ -44,6 +44,19 @@ inline void mv(char *user, char *s, size_t n) {
   else std::memcpy(user, s, n);
 }
 
+// A table's offsets or masks into locals, one scalar load each.  Copied
+// as the compiler copies an array (vector loads and stores), their reloads
+// from the stack as scalars wait for those stores to retire: store-to-load
+// forwarding from a wider store fails (a kernel's setup cost 3-5 ns more,
+// a sixth of a 2 KiB pack's time; AMD EPYC Zen 4 VM).
+template <class T, int M>
+inline void load_scalars(T (&to)[M], const T *from) {
+  for (int j = 0; j < M; j++) {
+    to[j] = from[j];
+    asm("" : "+r"(to[j]));
+  }
+}
+
 // Leaf-block size classes.  Positive: that exact size, a typed move.
 // Negative: a range of sizes moved branch-free by K overlapping chunks of C
 // bytes (chunk i at min(i*C, n-C)), so odd sizes such as 40 or 92 bytes need
@@ -867,7 +880,7 @@ template <bool Pack, int B, int M>
 char *k_vec_elements(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const int64_t st = n.stride;
   int64_t d[M];
-  for (int j = 0; j < M; j++) d[j] = n.elements[j];
+  load_scalars(d, n.elements.data());
   char *p = base + i0 * st;
   int64_t i = i0;
   if constexpr (Pack && (B == 8 || (B == 4 && M <= 8))) {
@@ -1912,7 +1925,8 @@ template <int Lane, int K, bool Whole>
 inline char *chain_steps(const ChainTable &t, const char *w, char *s, int64_t steps, int64_t step) {
   __m512i idx[K - 1];
   uint64_t um[K];
-  for (int r = 0; r < K; r++) um[r] = Whole ? ~uint64_t(0) : t.lanes[r];
+  if (Whole) std::fill(um, um + K, ~uint64_t(0));
+  else load_scalars(um, t.lanes);
   for (int r = 0; r + 1 < K; r++) idx[r] = _mm512_load_si512(Lane == 4 ? (const void *)t.idx32[r] : t.idx8[r]);
   for (int64_t k = 0; k < steps; k++, w += step, s += 64) {
     __m512i x;
@@ -1977,8 +1991,8 @@ char *narrow_steps(const StepTable &t, const char *u, char *s, int64_t steps, in
                *i1 = Lane == 4 ? (const void *)t.idx32[r][1] : t.idx8[r][1];
     first[r] = _mm256_load_si256(static_cast<const __m256i *>(i0));
     second[r] = _mm256_load_si256(static_cast<const __m256i *>(i1));
-    w[r] = t.window[r];
   }
+  load_scalars(w, t.window);
   const uint32_t fresh = t.fresh;
   for (int64_t k = 0; k < steps; k++, u += step, s += 32 * R) {
     __m256i last = _mm256_setzero_si256();
