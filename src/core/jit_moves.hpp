@@ -13,7 +13,8 @@
 
 namespace loom {
 
-struct RunMoves;  // run_moves.hpp
+struct RunMoves;   // run_moves.hpp
+struct StepTable;  // step_table.hpp
 
 /// Moves `count` instances to the stream at `stream` (pack) or back
 /// (unpack) and returns the stream advanced: a strided loop's from `user`
@@ -46,6 +47,13 @@ struct JitCode {
 /// compiling is off or impossible.
 std::shared_ptr<const JitCode> jit_moves(const RunMoves &moves, int64_t stride, int64_t packed,
                                          bool avx, bool indexed = false);
+
+/// AVX-512VL (VBMI for byte lanes): a step table's whole steps, `step`
+/// user bytes apart, as `pack` (its `count` the steps, `disp` unused):
+/// each register of a step stored whole, as StepTable describes.  Null
+/// where compiling is off or impossible, or the table needs more index
+/// vectors than registers hold.
+std::shared_ptr<const JitCode> jit_steps(const StepTable &t, int64_t step);
 
 /// LOOM_JIT: whether plans compile such loops (read once).
 bool jit_enabled();

@@ -2028,10 +2028,13 @@ char *narrow_steps(const StepTable &t, const char *u, char *s, int64_t steps, in
 }
 
 constexpr int64_t kStepsAlignedFrom = 8 << 10;
+constexpr int64_t kStepsCostlyFrom = 8 << 10;
+// R = 0: by the compiled steps (StepTable::code).
 template <int R, int Lane, bool Three>
 char *k_vec_steps_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const StepTable &t = *n.steps;
   const int64_t st = n.stride, m = t.instances, step = m * st;
+  if ((i1 - i0) * n.child->count < t.from) return n.pack_rest(n, base, s, i0, i1);
   // From 8 KiB, stores at multiples of 32 bytes, each in one cache line:
   // 3 floats of every 5 at 8 KiB packed 1.14x the moves' speed with the
   // steps' stores where the stream put them, 1.25x so; at 2 KiB the
@@ -2045,7 +2048,8 @@ char *k_vec_steps_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i
   const int64_t span = (i1 - i0 - 1) * st + n.child->count;
   int64_t steps = (i1 - i0) >> __builtin_ctzll((uint64_t)m);
   while (steps > 0 && (steps - 1) * step + t.reach > span) steps--;
-  s = narrow_steps<R, Lane, Three>(t, base + i0 * st, s, steps, step);
+  if constexpr (R == 0) s = t.code->pack(base + i0 * st, s, steps, nullptr);
+  else s = narrow_steps<R, Lane, Three>(t, base + i0 * st, s, steps, step);
   const int64_t i = i0 + steps * m;
   return i == i1 ? s : n.pack_rest(n, base, s, i, i1);
 }
@@ -2060,46 +2064,80 @@ Kernel steps_pack(int registers) {
     case 5: return k_vec_steps_pack<5, Lane, Three>;
     case 6: return k_vec_steps_pack<6, Lane, Three>;
     case 7: return k_vec_steps_pack<7, Lane, Three>;
-    default: return k_vec_steps_pack<kMaxStepRegisters, Lane, Three>;
+    default: return k_vec_steps_pack<kMaxLoopRegisters, Lane, Three>;
   }
 }
 
 // Packing short strided blocks by steps (StepTable) over the kernel the
-// node has, which packs the instances past the last step, where the steps
-// permute at most most/16 registers a block (and, unless `three_ok`, none
-// from three windows).
-bool pick_steps(Node &n, int most = 10, bool three_ok = true) {
+// node has, which packs the instances past the last step; `permuted`: that
+// kernel is a permute table's.
+//
+// The table's own loop (narrow_steps: no AVX-512, or LOOM_JIT=off): a
+// step's register cost about 0.45 ns, a register's second permute (three
+// windows) about as much again, and the row's moves of a block 0.28-0.37
+// (8 KiB, AMD EPYC Zen 4 VM); a step's fixed costs (its index registers,
+// the instances before and after the steps by the row) take part of the
+// gain at 2 KiB.  So steps where they permute at most 5 registers for 8
+// blocks: 12 bytes of every 16, 20 or 24 packed 1.2-1.45x faster at 2
+// KiB, 1.45-1.9x at 8 KiB, 10 shorts of every 11 1.2x; not 24 bytes of
+// every 25-40 (3 for 4: 0.91-0.93x at 2 KiB, 1.13x at 8 KiB), 5 floats of
+// every 10 (9 for 8: 0.81x), 7 of every 8 or 9 (7 for 8, 0.89-0.91x at 8
+// KiB).  Over permute tables, at most one register for 2 blocks and none
+// from three windows (3 shorts of every 4, 5 of every 6, 14 bytes of 16:
+// 1.2-1.37x at 2 and 8 KiB; 5 or 7 bytes of every 9 0.81-0.94x), and not
+// where pairs of windows fill a store (every other byte or short:
+// 0.77-0.83x).
+//
+// The compiled steps (jit_steps) cost less: a step's permutes and stores
+// against the row's one move a block of up to 32 bytes, its loads (a
+// window of 32 bytes for every 32 of the user's) at half a permute, steps
+// pay where they cost at most 1.25 moves a block, from 8 KiB at most 1.5:
+// random blocks of up to 24 elements (seeds 644, 645) packed 1.02-1.05x
+// faster at 2 KiB on average (up to 1.65x), 1.03x at 8 KiB (up to 1.56x:
+// 9 shorts of every 11), 1.01x at 64 KiB, none slower beyond the runs'
+// spread; 24 bytes of every 36, 28 of every 44 or 48 lost at 2 KiB
+// (0.88-0.95x) and gained at 8.  Blocks of 32 bytes and more keep the
+// rule above (the row moves them in one or two moves: 0.71-0.93x by
+// steps), as do pairs of windows over blocks of one or two bytes
+// (0.71-0.76x at 8 KiB), while pairs over longer blocks gain (6 bytes of
+// every 12, 5 of every 10: 1.07-1.59x at 2 KiB, 1.1x at 8 and 64).
+// (In-process A/B, four placements in a line, AMD EPYC Zen 4 VM.)
+bool pick_steps(Node &n, bool permuted = false) {
   if (n.kind != Kind::Vec || n.child->kind != Kind::Block) return false;
   // Not blocks of 4, 8 or 16 bytes, which the row gathers or pairs into
   // whole registers already.
   const int64_t b = n.child->count;
   if (b == 4 || b == 8 || b == 16) return false;
-  n.steps = make_step_table(n, 4);
+  const bool pairs = permuted && n.permute->pair_lanes;
+  if (pairs && b < 3) return false;
+  std::shared_ptr<StepTable> t = make_step_table(n, 4);
 #if HWY_TARGET == HWY_AVX3_DL
-  if (!n.steps) n.steps = make_step_table(n, 1);
+  if (!t) t = make_step_table(n, 1);
 #endif
-  // A step's register cost about 0.45 ns, a register's second permute
-  // (three windows) about as much again, and the row's moves of a block
-  // 0.28-0.37 (8 KiB, AMD EPYC Zen 4 VM); a step's fixed costs (its index
-  // registers, the instances before and after the steps by the row) take
-  // part of the gain at 2 KiB.  Steps pay where they permute at most 5
-  // registers for 8 blocks: 12 bytes of every 16, 20 or 24 packed 1.2-1.45x
-  // faster at 2 KiB, 1.45-1.9x at 8 KiB, 10 shorts of every 11 1.2x; not
-  // 24 bytes of every 25-40 (3 for 4: 0.91-0.93x at 2 KiB, 1.13x at 8 KiB),
-  // 5 floats of every 10 (9 for 8: 0.81x), 7 of every 8 or 9 (7 for 8,
-  // 0.89-0.91x at 8 KiB; in-process A/B, four placements in a line).
-  const StepTable *t = n.steps.get();
-  if (!t || 16 * (t->registers + __builtin_popcount(t->three)) > most * t->instances ||
-      (!three_ok && t->three))
-    return (void)(n.steps = nullptr), false;
-  const bool three = t->three != 0;
+  if (!t) return false;
+#if HWY_TARGET != HWY_AVX2
+  t->code = jit_steps(*t, n.stride * t->instances);
+#endif
+  const int64_t permutes = t->registers + __builtin_popcount(t->three), m = t->instances;
+  if (t->code && b < 32) {
+    // In 64ths of a move.
+    const int64_t steps = 64 * permutes + m * n.stride, row = 64 * m;
+    if (2 * steps > 3 * row) return false;
+    if (4 * steps > 5 * row) t->from = kStepsCostlyFrom;
+  } else if (pairs || 16 * permutes > (permuted ? 8 : 10) * m || (permuted && t->three) ||
+             t->registers > kMaxLoopRegisters) {
+    return false;
+  }
   // The groups and chains the steps replace packed their last instances
   // by the kernel they had replaced: so do the steps.
   if (!n.pack_rest) n.pack_rest = n.pack;
   n.groups = nullptr, n.chain = nullptr;
+  const bool three = t->three != 0;
   const int r = t->registers;
-  n.pack = t->lane == 4 ? (three ? steps_pack<4, true>(r) : steps_pack<4, false>(r))
-                        : (three ? steps_pack<1, true>(r) : steps_pack<1, false>(r));
+  if (t->code) n.pack = k_vec_steps_pack<0, 4, false>;
+  else if (t->lane == 4) n.pack = three ? steps_pack<4, true>(r) : steps_pack<4, false>(r);
+  else n.pack = three ? steps_pack<1, true>(r) : steps_pack<1, false>(r);
+  n.steps = std::move(t);
   return true;
 }
 #endif
@@ -2940,14 +2978,8 @@ void select_base_kernels(Node &n) {
 #ifdef LOOM_HAVE_TWO_SOURCE
         // Short blocks whose permutes store part of a register a window
         // (3 shorts of every 4, 5 of every 6, 3 or 5 bytes of every 4 or
-        // 7, 14 of every 16) pack faster by steps where those permute at
-        // most a register for 2 blocks, none from three windows: 1.2-1.37x
-        // at 2 and 8 KiB (14 of 16: 1.3x at 8 KiB, 0.98x at 2); not where
-        // pairs of windows fill a store (every other byte or short:
-        // 0.77-0.83x), nor where registers take three windows (5 or 7
-        // bytes of every 9, 14 of every 18: 0.81-0.94x; in-process A/B,
-        // AMD EPYC Zen 4 VM).
-        if (n.permute && !n.permute->pair_lanes) pick_steps(n, 8, false);
+        // 7, 14 of every 16) may pack faster by steps (pick_steps).
+        if (n.permute) pick_steps(n, true);
 #endif
         return;
       }

@@ -4,11 +4,12 @@
 #include <algorithm>
 #include <numeric>
 
+#include "jit_moves.hpp"  // JitCode's destructor
 #include "plan.hpp"
 
 namespace loom {
 
-std::shared_ptr<const StepTable> make_step_table(const Node &vec, int lane) {
+std::shared_ptr<StepTable> make_step_table(const Node &vec, int lane) {
   if (vec.kind != Kind::Vec || vec.child->kind != Kind::Block || vec.stride <= 0) return nullptr;
   const int64_t b = vec.child->count, st = vec.stride;
   if (b % lane != 0 || st % lane != 0 || st <= b) return nullptr;

@@ -25,8 +25,13 @@
 namespace loom {
 
 struct Node;
+struct JitCode;  // jit_moves.hpp
 
-constexpr int kMaxStepRegisters = 8;
+/// Registers a step may store: the table's capacity.  The table kernel
+/// (kernels.cpp narrow_steps) takes up to kMaxLoopRegisters of them, the
+/// compiled steps (jit_steps) more.
+constexpr int kMaxStepRegisters = 16;
+constexpr int kMaxLoopRegisters = 8;
 
 struct StepTable {
   /// Register r's lane l: its first permute takes lane idx[r][0][l] of
@@ -45,12 +50,18 @@ struct StepTable {
   /// (bit r; loaded, the others take that one's).
   uint32_t fresh = 0;
   StreamAlign align;      // to a multiple of 32 bytes
+  /// The steps compiled for this table (jit_steps; AVX-512 kernel sets),
+  /// run in place of the table's loop; null otherwise.
+  std::shared_ptr<const JitCode> code;
+  /// Ranges of fewer packed bytes go to the kernel the steps replaced
+  /// (0: none do).
+  int64_t from = 0;
 };
 
 /// The table for `vec`, a Vec (positive stride) of a Block, with lanes of
 /// `lane` bytes (4: block and stride whole words); nullptr where a step
 /// would need more than kMaxStepRegisters registers or a register's bytes
 /// span more than three windows.
-std::shared_ptr<const StepTable> make_step_table(const Node &vec, int lane);
+std::shared_ptr<StepTable> make_step_table(const Node &vec, int lane);
 
 }  // namespace loom
