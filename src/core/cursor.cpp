@@ -1,5 +1,7 @@
 #include "cursor.hpp"
 
+#include "isa.hpp"
+
 #include <algorithm>
 #include <cstring>
 
@@ -10,8 +12,9 @@ struct Mover {
   bool pack;
   char *s;
   bool bytes(char *p, int64_t k) {
-    if (pack) std::memcpy(s, p, k);
-    else std::memcpy(p, s, k);
+    const KernelSet &set = current_kernel_set();
+    if (pack) set.copy(s, p, k);
+    else set.copy(p, s, k);
     s += k;
     return true;
   }

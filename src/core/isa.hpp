@@ -16,6 +16,8 @@ struct KernelSet {
   const char *name;    // one of kIsaNames (isa_names.hpp)
   int64_t hwy_target;  // Highway's bit for the target (its CPU check)
   void (*select)(Node &n);
+  /// n contiguous bytes of a region, not overlapping (long_copy-inl.hpp).
+  void (*copy)(char *dst, const char *src, size_t n);
 };
 
 /// The sets compiled in, widest first; the last is the baseline

@@ -21,6 +21,8 @@
 #include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
+#include "long_copy-inl.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -42,6 +44,13 @@ template <bool Pack>
 inline void mv(char *user, char *s, size_t n) {
   if (Pack) std::memcpy(s, user, n);
   else std::memcpy(user, s, n);
+}
+// The same for a length known only at run time, possibly long: a
+// contiguous region of the user's (`Region`) or a row (long_copy).
+template <bool Pack, bool Region = false>
+inline void mv_long(char *user, char *s, size_t n) {
+  if (Pack) long_copy(s, user, n, Region);
+  else long_copy(user, s, n, Region);
 }
 
 // A table's offsets or masks into locals, one scalar load each.  Copied
@@ -204,7 +213,7 @@ inline void mv_any(char *user, char *s, int64_t n) {
     mv_run<Pack>(user, s, n);
 #endif
   } else {
-    mv<Pack>(user, s, n);
+    mv_long<Pack>(user, s, n);
   }
 }
 
@@ -525,7 +534,7 @@ inline char *row_far(char *p, char *s, const int64_t &n, const int64_t &st) {
 
 template <bool Pack>
 char *k_block(const Node &, char *base, char *s, int64_t i0, int64_t i1) {
-  mv<Pack>(base + i0, s, i1 - i0);
+  mv_long<Pack, true>(base + i0, s, i1 - i0);
   return s + (i1 - i0);
 }
 
@@ -3164,6 +3173,8 @@ void select_kernels_for_target(Node &n) {
   unpack_rows_in_pieces(n);
 }
 
+void copy_for_target(char *dst, const char *src, size_t n) { long_copy(dst, src, n, true); }
+
 }  // namespace HWY_NAMESPACE
 }  // namespace loom
 HWY_AFTER_NAMESPACE();
@@ -3174,15 +3185,17 @@ namespace loom {
 const KernelSet *kernel_sets(size_t *n) {
   static const KernelSet sets[] = {
 #if (HWY_TARGETS & HWY_AVX3_DL) && HWY_STATIC_TARGET != HWY_AVX3_DL
-      {"avx512vbmi", HWY_AVX3_DL, N_AVX3_DL::select_kernels_for_target},
+      {"avx512vbmi", HWY_AVX3_DL, N_AVX3_DL::select_kernels_for_target,
+       N_AVX3_DL::copy_for_target},
 #endif
 #if (HWY_TARGETS & HWY_AVX3) && HWY_STATIC_TARGET != HWY_AVX3
-      {"avx512", HWY_AVX3, N_AVX3::select_kernels_for_target},
+      {"avx512", HWY_AVX3, N_AVX3::select_kernels_for_target, N_AVX3::copy_for_target},
 #endif
 #if (HWY_TARGETS & HWY_AVX2) && HWY_STATIC_TARGET != HWY_AVX2
-      {"avx2", HWY_AVX2, N_AVX2::select_kernels_for_target},
+      {"avx2", HWY_AVX2, N_AVX2::select_kernels_for_target, N_AVX2::copy_for_target},
 #endif
-      {"baseline", HWY_STATIC_TARGET, HWY_NAMESPACE::select_kernels_for_target},
+      {"baseline", HWY_STATIC_TARGET, HWY_NAMESPACE::select_kernels_for_target,
+       HWY_NAMESPACE::copy_for_target},
   };
   *n = sizeof sets / sizeof sets[0];
   return sets;

@@ -696,6 +696,59 @@ TEST(Isa, ShortStridedBlocksPackByStepsReadingOnlyTheirPages) {
       });
 }
 
+// Long contiguous copies (long_copy-inl.hpp) run a loop of their own where
+// glibc's memcpy is slow (the destination a few bytes past or before the
+// source modulo 4 KiB) or the region is short enough, memcpy otherwise:
+// on every set, regions of 0 to 300 KiB (and about 1 MiB, the loop's
+// limit) at every kind of distance give the source's bytes and nothing
+// outside them (guards on both sides); and rows of 1-5 KiB (blocks of a
+// strided type, the same choice) packed into a stream a few bytes past the
+// user's buffer give the blocks in order.
+TEST(Isa, LongCopiesExactAtEveryDistance) {
+  on_every_set(
+      "Isa.LongCopiesExactAtEveryDistance", static_cast<int>(40 * test_scale()),
+      [](std::mt19937_64 &rng, int i, uint64_t) -> std::string {
+        const Uniform uni{rng};
+        const int64_t near = uni(0, 2) == 0 ? 0 : uni(0, 1) ? uni(1, 63) : 4096 - uni(1, 63);
+        const int64_t src_at = uni(0, 4095), dst_at = (src_at + (uni(0, 2) ? near : uni(0, 4095))) % 4096;
+        static const int64_t kEdges[] = {255, 256, 257, 1024, 4096, (128 << 10) - 1, 128 << 10,
+                                         (128 << 10) + 1, (1 << 20) - 1, 1 << 20, (1 << 20) + 1};
+        const int64_t n = i % 4 == 0 ? kEdges[uni(0, 10)] : uni(0, 1) ? uni(0, 8192) : uni(0, 300 << 10);
+        constexpr int64_t kGuard = 256;
+        std::vector<char> src((size_t)(n + 8192)), dst((size_t)(n + 8192 + 2 * kGuard));
+        for (char &c : src) c = (char)uni(0, 255);
+        std::fill(dst.begin(), dst.end(), (char)0x5A);
+        // Both at the chosen offsets from a 4 KiB boundary.
+        auto page = [](char *p) { return p + ((4096 - (reinterpret_cast<uintptr_t>(p) & 4095)) & 4095); };
+        char *from = page(src.data()) + src_at, *to = page(dst.data() + kGuard) + dst_at;
+        loom::current_kernel_set().copy(to, from, (size_t)n);
+        if (std::memcmp(to, from, (size_t)n) != 0)
+          return "copy of " + std::to_string(n) + " bytes, distance " + std::to_string(dst_at - src_at) + ": bytes differ";
+        for (char *p = dst.data(); p < dst.data() + dst.size(); ++p)
+          if ((p < to || p >= to + n) && *p != (char)0x5A)
+            return "copy of " + std::to_string(n) + " bytes wrote outside them";
+        // Rows: c blocks of b bytes `stride` apart, packed `near` past them.
+        const int64_t b = uni(1025, 5000), stride = b + uni(1, 300), c = uni(2, 6);
+        loom_type byte = nullptr, rows = nullptr;
+        loom_type_primitive(LOOM_BYTE, &byte);
+        loom_type_hvector(c, b, stride, byte, &rows);
+        loom_type_commit(rows);
+        std::vector<char> user((size_t)(c * stride + 8192)), stream((size_t)(c * b + 8192));
+        for (char &x : user) x = (char)uni(0, 255);
+        char *u = page(user.data()) + src_at, *st = page(stream.data()) + dst_at;
+        size_t pos = 0;
+        const loom_status status = loom_pack(u, 1, rows, st, (size_t)(c * b), &pos);
+        std::string error = status != LOOM_OK ? "loom_pack failed" : "";
+        for (int64_t k = 0; k < c && error.empty(); ++k)
+          if (std::memcmp(st + k * b, u + k * stride, (size_t)b) != 0)
+            error = "rows of " + std::to_string(b) + " bytes, distance " + std::to_string(dst_at - src_at) +
+                    ": row " + std::to_string(k) + " differs";
+        loom_type_free(rows);
+        loom_type_free(byte);
+        return error;
+      });
+}
+
 // Index lists whose runs differ in length (an idxv leaf: moved by size
 // class, or on AVX-512 by whole registers and two masked moves whatever
 // the length, kernels.cpp mv_run), the lengths on both sides of 64 and

@@ -1,0 +1,93 @@
+// Copies of contiguous bytes too long for a kernel's fixed moves (a
+// contiguous type, a row of a sub-array, the part of a block a cursor's
+// range cuts), per instruction set: included by kernels.cpp inside each
+// of its targets (Highway's per-target header convention).
+//
+// Why not always memcpy: glibc (2.36, Debian 12) copies 2 KiB to a few
+// hundred KiB with `rep movsb`, which AMD's Zen cores run up to 30x slower
+// where the destination lies a few bytes past the source modulo 4 KiB (a
+// known fault of the microcode, which newer glibc steers around): 4 KiB
+// with the destination 8 bytes past, 1137 ns against 42; 16 bytes past
+// 1.85x; 31 past 2.1x; 64 KiB 8 bytes past 16x (AMD EPYC Zen 4 VM).  Where a user's buffer and a stream buffer lie is the
+// program's (a malloc'ed one sits 16 bytes into a page).  There, a loop of
+// 32-byte loads and aligned stores: 1.1-30x memcpy's speed.  Where memcpy
+// is not slow so, a contiguous region of up to 128 KiB copied by the loop
+// 1.0-1.25x faster too, from L2 and from L3 (NAS LU x's 40 KB: 1.10x the
+// hand loop's memcpy; 256 KiB from L2 0.96x), but `rep movsb` copied rows
+// of 2 KiB from L3 (a cube's face, rows 512 KiB apart) 1.06-1.1x faster
+// than the loop: rows of a strided layout take the loop only where memcpy
+// would be slow.  From 1 MiB the copy is bound by memory (no such loss),
+// and memcpy's non-temporal stores for the longest are worth keeping.
+#if defined(LOOM_LONG_COPY_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef LOOM_LONG_COPY_INL_H_
+#undef LOOM_LONG_COPY_INL_H_
+#else
+#define LOOM_LONG_COPY_INL_H_
+#endif
+
+#include <cstdint>
+#include <cstring>
+
+#include <hwy/highway.h>
+
+HWY_BEFORE_NAMESPACE();
+namespace loom {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+/// Copies that may run the loop: from kLongCopyFrom bytes; up to
+/// kLongCopyUntil where memcpy would be slow, kRegionCopyUntil otherwise
+/// (regions: not rows).
+constexpr size_t kLongCopyFrom = 256;
+constexpr size_t kRegionCopyUntil = size_t(128) << 10;
+constexpr size_t kLongCopyUntil = size_t(1) << 20;
+/// The destination's distance past the source, modulo 4 KiB, that `rep
+/// movsb` takes badly: 1 to kMovsbNear - 1 (2-30x slower; a few bytes
+/// before the source, 1.1-1.25x: there rows of 1.5-12 KiB unpacked 3%
+/// faster by memcpy than by the loop, in-process A/B).
+constexpr size_t kMovsbNear = 64;
+/// The shortest copy glibc gives `rep movsb` here (its threshold with
+/// FSRM, 2048 + 64); shorter ones go by its vector loop, which rows of up
+/// to 2 KiB a few bytes past took 0.88x as long as by this one.
+constexpr size_t kMovsbFrom = 2113;
+
+/// n bytes from `src` to `dst` (not overlapping), a contiguous region of
+/// the user's (`region`) or one of many rows.  Where the loop runs, 64
+/// bytes unaligned at each end and the rest in 64-byte aligned lines of
+/// the destination, 128 bytes a step, from unaligned loads (vectors of up
+/// to 32 bytes: a 64-byte vector's loop ran 0.85x as fast where the source
+/// was not aligned; the tail loaded last: loaded first, rows from L3 copied
+/// 5% slower).
+inline void long_copy(char *dst, const char *src, size_t n, bool region) {
+  const size_t near = (reinterpret_cast<uintptr_t>(dst) - reinterpret_cast<uintptr_t>(src)) & 4095;
+  const bool slow = near != 0 && near < kMovsbNear && n >= kMovsbFrom;
+  if (n < kLongCopyFrom || n > (slow ? kLongCopyUntil : region ? kRegionCopyUntil : 0)) {
+    std::memcpy(dst, src, n);
+    return;
+  }
+  const hn::CappedTag<uint8_t, 32> d;
+  constexpr size_t W = hn::MaxLanes(d), K = 64 / W;  // K vectors a line
+  auto u8 = [](const char *p) { return reinterpret_cast<const uint8_t *>(p); };
+  auto w8 = [](char *p) { return reinterpret_cast<uint8_t *>(p); };
+  using V = hn::Vec<decltype(d)>;
+  V head[K], tail[K];
+  for (size_t k = 0; k < K; k++) head[k] = hn::LoadU(d, u8(src + k * W));
+  size_t o = 64 - (reinterpret_cast<uintptr_t>(dst) & 63);
+  for (; o + 128 <= n - 64; o += 128) {
+    V v[2 * K];
+    for (size_t k = 0; k < 2 * K; k++) v[k] = hn::LoadU(d, u8(src + o + k * W));
+    for (size_t k = 0; k < 2 * K; k++) hn::Store(v[k], d, w8(dst + o + k * W));
+  }
+  for (; o < n - 64; o += W) hn::Store(hn::LoadU(d, u8(src + o)), d, w8(dst + o));
+  for (size_t k = 0; k < K; k++) tail[k] = hn::LoadU(d, u8(src + n - 64 + k * W));
+  for (size_t k = 0; k < K; k++) {
+    hn::StoreU(head[k], d, w8(dst + k * W));
+    hn::StoreU(tail[k], d, w8(dst + n - 64 + k * W));
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace loom
+HWY_AFTER_NAMESPACE();
+
+#endif  // LOOM_LONG_COPY_INL_H_
