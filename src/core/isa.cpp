@@ -80,6 +80,10 @@ extern "C" {
 
 const char *loom_isa(void) { return loom::current_kernel_set().name; }
 
+void loom_copy(void *dst, const void *src, size_t n) {
+  loom::current_kernel_set().copy(static_cast<char *>(dst), static_cast<const char *>(src), n);
+}
+
 loom_status loom_set_isa(const char *name) {
   const loom::KernelSet *k = loom::find(name);
   if (!k) return LOOM_ERR_ARG;

@@ -103,7 +103,7 @@ int pack_core(bool ext32, const void *inbuf, int64_t count, MPI_Datatype dt,
   if (!ext32 && m->contig) {
     const char *src = inbuf ? static_cast<const char *>(inbuf) + m->true_lb
                             : reinterpret_cast<const char *>((uintptr_t)m->true_lb);
-    std::memcpy(dst, src, (size_t)need);
+    loom_copy(dst, src, (size_t)need);
   } else {
     loom_type t;
     const void *base;
@@ -130,7 +130,7 @@ int unpack_core(bool ext32, const void *inbuf, int64_t insize, P *position,
   if (!ext32 && m->contig) {
     char *dst = outbuf ? static_cast<char *>(outbuf) + m->true_lb
                        : reinterpret_cast<char *>((uintptr_t)m->true_lb);
-    std::memcpy(dst, src, (size_t)need);
+    loom_copy(dst, src, (size_t)need);
   } else {
     loom_type t;
     const void *base;

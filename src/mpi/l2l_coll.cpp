@@ -234,7 +234,7 @@ int Exchange::prepare(int me, const std::vector<CollBlock> &send,
     if (!m.bytes || m.local) continue;
     if (!m.rdv) {
       int u = m.side.type ? pack_side(m.side, sb.data + m.off)
-                          : (std::memcpy(sb.data + m.off, m.side.base, m.bytes), MPI_SUCCESS);
+                          : (loom_copy(sb.data + m.off, m.side.base, m.bytes), MPI_SUCCESS);
       if (u != MPI_SUCCESS) lrc = u;
       continue;
     }
@@ -289,7 +289,7 @@ int Exchange::complete(bool blocking) {
     const char *got = rb.data + m.off;
     if (!m.rdv) {
       int u = m.side.type ? unpack_side(m.side, got, 0, m.bytes)
-                          : (std::memcpy(m.side.base, got, m.bytes), MPI_SUCCESS);
+                          : (loom_copy(m.side.base, got, m.bytes), MPI_SUCCESS);
       if (u != MPI_SUCCESS) lrc = u;
       continue;
     }

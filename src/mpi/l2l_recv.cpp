@@ -55,7 +55,7 @@ Moved pull_pushed(Header *h, Slot &s, uint32_t from, const Side &dst, size_t tak
   }
   Moved m = Moved::failed;
   if (st == kPushed) {
-    if (!dst.type) std::memcpy(dst.base, b.data, take);
+    if (!dst.type) loom_copy(dst.base, b.data, take);
     m = dst.type && unpack_side(dst, b.data, 0, take) != MPI_SUCCESS ? Moved::failed : Moved::ok;
   }
   s.state.store(kDone, std::memory_order_release);  // the sender may reuse it now

@@ -123,7 +123,7 @@ bool pack_copy(SendRec &r) {
   r.packed = acquire_packed(r.side.bytes);
   if (!r.packed.data) return false;
   if (!r.side.type) {
-    std::memcpy(r.packed.data, r.side.base, r.side.bytes);
+    loom_copy(r.packed.data, r.side.base, r.side.bytes);
     return true;
   }
   return pack_side(r.side, r.packed.data) == MPI_SUCCESS;

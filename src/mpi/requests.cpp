@@ -457,7 +457,7 @@ bool contiguous_run(const void *buf, int64_t count, MPI_Datatype dt, Side *s) {
 // One thread: the whole-message calls themselves (small messages, most).
 int pack_side(const Side &s, char *dst) {
   if (!s.type) {
-    std::memcpy(dst, s.base, s.bytes);
+    loom_copy(dst, s.base, s.bytes);
     return MPI_SUCCESS;
   }
   size_t pos = 0;
@@ -484,7 +484,7 @@ int unpack_side(const Side &s, const char *src, size_t offset, size_t len) {
 
 int copy_side(const Side &from, const Side &to, size_t bytes) {
   if (!from.type && !to.type) {
-    std::memcpy(to.base, from.base, bytes);
+    loom_copy(to.base, from.base, bytes);
     return MPI_SUCCESS;
   }
   if (!from.type) return unpack_side(to, static_cast<const char *>(from.base), 0, bytes);

@@ -696,9 +696,10 @@ TEST(Isa, ShortStridedBlocksPackByStepsReadingOnlyTheirPages) {
       });
 }
 
-// Long contiguous copies (long_copy-inl.hpp) run a loop of their own where
-// glibc's memcpy is slow (the destination a few bytes past or before the
-// source modulo 4 KiB) or the region is short enough, memcpy otherwise:
+// Long contiguous copies (long_copy-inl.hpp: loom_copy, each kernel set's
+// copy) run a loop of their own where glibc's memcpy is slow (the
+// destination a few bytes past the source modulo 4 KiB) or the region is
+// short enough, memcpy otherwise:
 // on every set, regions of 0 to 300 KiB (and about 1 MiB, the loop's
 // limit) at every kind of distance give the source's bytes and nothing
 // outside them (guards on both sides); and rows of 1-5 KiB (blocks of a
@@ -721,7 +722,7 @@ TEST(Isa, LongCopiesExactAtEveryDistance) {
         // Both at the chosen offsets from a 4 KiB boundary.
         auto page = [](char *p) { return p + ((4096 - (reinterpret_cast<uintptr_t>(p) & 4095)) & 4095); };
         char *from = page(src.data()) + src_at, *to = page(dst.data() + kGuard) + dst_at;
-        loom::current_kernel_set().copy(to, from, (size_t)n);
+        loom_copy(to, from, (size_t)n);
         if (std::memcmp(to, from, (size_t)n) != 0)
           return "copy of " + std::to_string(n) + " bytes, distance " + std::to_string(dst_at - src_at) + ": bytes differ";
         for (char *p = dst.data(); p < dst.data() + dst.size(); ++p)
