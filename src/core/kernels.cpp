@@ -2124,19 +2124,19 @@ bool pick_steps(Node &n, bool permuted = false) {
   if (!t) t = make_step_table(n, 1);
 #endif
   if (!t) return false;
-#if HWY_TARGET != HWY_AVX2
-  t->code = jit_steps(*t, n.stride * t->instances);
-#endif
   const int64_t permutes = t->registers + __builtin_popcount(t->three), m = t->instances;
-  if (t->code && b < 32) {
-    // In 64ths of a move.
-    const int64_t steps = 64 * permutes + m * n.stride, row = 64 * m;
-    if (2 * steps > 3 * row) return false;
-    if (4 * steps > 5 * row) t->from = kStepsCostlyFrom;
-  } else if (pairs || 16 * permutes > (permuted ? 8 : 10) * m || (permuted && t->three) ||
-             t->registers > kMaxLoopRegisters) {
-    return false;
-  }
+  const bool loop_pays = !pairs && 16 * permutes <= (permuted ? 8 : 10) * m &&
+                         !(permuted && t->three) && t->registers <= kMaxLoopRegisters;
+  bool compiled_pays = false;
+#if HWY_TARGET != HWY_AVX2
+  // In 64ths of a move.
+  const int64_t steps = 64 * permutes + m * n.stride, row = 64 * m;
+  compiled_pays = b < 32 && 2 * steps <= 3 * row;
+  // Compiled only where taken (a mapping and two system calls a layout).
+  if (compiled_pays || loop_pays) t->code = jit_steps(*t, n.stride * m);
+  if (t->code && compiled_pays && !loop_pays && 4 * steps > 5 * row) t->from = kStepsCostlyFrom;
+#endif
+  if (!(t->code && compiled_pays) && !loop_pays) return false;
   // The groups and chains the steps replace packed their last instances
   // by the kernel they had replaced: so do the steps.
   if (!n.pack_rest) n.pack_rest = n.pack;
