@@ -425,9 +425,9 @@ LOOM_API size_t loom_last_level_cache_bytes(void);
  *  Loom's kernels copy contiguous data with the instruction set in use:
  *  where the C library's `memcpy` is slow on this CPU (on AMD cores its
  *  `rep movsb` runs 2-30x slower for copies of 2 KiB or more whose
- *  destination lies a few bytes past the source modulo 4 KiB) and for
- *  copies of up to 128 KiB, by a loop of vector moves; otherwise by
- *  `memcpy`. */
+ *  destination lies a few bytes past the source modulo 4 KiB) and, with
+ *  the 256-bit vectors of AVX2 or AVX-512, for copies of 256 bytes to 128
+ *  KiB, by a loop of vector moves; otherwise by `memcpy`. */
 LOOM_API void loom_copy(void *dst, const void *src, size_t n);
 /** @} */
 

@@ -491,15 +491,15 @@ std::vector<uint8_t> steps_code(const StepTable &t, int32_t step) {
   // those that take three windows.
   std::vector<std::array<int32_t, 8>> pool;
   std::vector<int> first(R), second(R, -1);
-  auto put = [&](const void *idx) {
+  auto pooled = [&](const void *idx) {
     std::array<int32_t, 8> v;
     std::memcpy(v.data(), idx, 32);
     pool.push_back(v);
     return (int)pool.size() - 1;
   };
   for (int r = 0; r < R; r++) {
-    first[r] = put(byte_lanes ? (const void *)t.idx8[r][0] : t.idx32[r][0]);
-    if (t.three >> r & 1) second[r] = put(byte_lanes ? (const void *)t.idx8[r][1] : t.idx32[r][1]);
+    first[r] = pooled(byte_lanes ? (const void *)t.idx8[r][0] : t.idx32[r][0]);
+    if (t.three >> r & 1) second[r] = pooled(byte_lanes ? (const void *)t.idx8[r][1] : t.idx32[r][1]);
   }
   if (pool.size() > 13) return {};
   Emitter e(true);

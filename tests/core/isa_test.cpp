@@ -274,8 +274,8 @@ std::pair<TypeSpecPtr, int64_t> rising_runs(std::mt19937_64 &rng) {
 // bytes at a stride of up to twice its length or 8 elements more, up to
 // 32 KiB of them (packed a group of instances a step from 16 KiB where
 // their bytes fill whole registers, kernels.cpp k_vec_groups_pack, or,
-// blocks of up to 23 bytes, a few a step into 32-byte registers at every
-// size, k_vec_steps_pack).
+// blocks of up to 31 bytes, a few a step into 32-byte registers, some
+// only from 8 KiB, k_vec_steps_pack).
 std::pair<TypeSpecPtr, int64_t> strided_blocks(std::mt19937_64 &rng) {
   const Uniform uni{rng};
   static const loom_prim kPrims[] = {LOOM_BYTE, LOOM_SHORT, LOOM_FLOAT, LOOM_DOUBLE};
