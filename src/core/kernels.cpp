@@ -2050,18 +2050,19 @@ template <int R, int Lane, bool Three>
 char *k_vec_steps_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const StepTable &t = *n.steps;
   const int64_t st = n.stride, m = t.instances, step = m * st;
-  if ((i1 - i0) * n.child->count < t.from) return n.pack_rest(n, base, s, i0, i1);
+  const int64_t b = n.child->packed;
+  if ((i1 - i0) * b < t.from) return n.pack_rest(n, base, s, i0, i1);
   // From 8 KiB, stores at multiples of 32 bytes, each in one cache line:
   // 3 floats of every 5 at 8 KiB packed 1.14x the moves' speed with the
   // steps' stores where the stream put them, 1.25x so; at 2 KiB the
   // instances moved first cost more (24 bytes of every 30 0.81x the moves
   // -> 0.93x without; four placements in a line, in-process A/B).
-  if ((i1 - i0) * n.child->count >= kStepsAlignedFrom)
+  if ((i1 - i0) * b >= kStepsAlignedFrom)
     if (const int64_t first = std::min(t.align.first((uintptr_t)s), i1 - i0))
       s = n.pack_rest(n, base, s, i0, i0 + first), i0 += first;
   // Whole steps whose loads end within the range's bytes (a shift: m is a
   // power of two; a division cost a fifth of a 2 KiB pack's time).
-  const int64_t span = (i1 - i0 - 1) * st + n.child->count;
+  const int64_t span = (i1 - i0 - 1) * st + t.last;
   int64_t steps = (i1 - i0) >> __builtin_ctzll((uint64_t)m);
   while (steps > 0 && (steps - 1) * step + t.reach > span) steps--;
   if constexpr (R == 0) s = t.code->pack(base + i0 * st, s, steps, nullptr);
@@ -2156,6 +2157,40 @@ bool pick_steps(Node &n, bool permuted = false) {
   n.steps = std::move(t);
   return true;
 }
+#endif
+
+#if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3
+// Packing rows of words (a submatrix's rows of every other double, of
+// float pairs) by compiled steps (make_step_table's rising leaves) over the
+// kernel chosen for them, which moves a run at a time (the compiled loop,
+// k_vec_any) and packs the instances past the last step: where the step's
+// permutes and half a permute per 32-byte window cost at most 1.25 moves
+// of the runs they replace, and no register takes a third window (a
+// second permute after the first: 4 pairs of floats in 72 bytes packed
+// 0.91x as fast, 2 doubles 16 bytes apart of every 7 0.91x, where all
+// those without gained).  2 KiB, every other double in rows of 8-24:
+// 1.15-1.3x; every other float in rows of 16 and 40: 4.5x and 2.2x (the
+// rows' vectorised kernel a row at a time); 3 rows of 4 floats of every
+// 9 1.19x (AMD EPYC Zen 4 VM, one process).
+void pick_row_steps(Node &n) {
+  if (n.kind != Kind::Vec || n.child->kind != Kind::Vec || n.steps) return;
+  std::vector<Run> runs;
+  if (!runs_of(*n.child, 0, (size_t)kMaxElementLoop, runs)) return;
+  std::shared_ptr<StepTable> t = make_step_table(n, 4);
+  if (!t || t->three) return;
+  const int64_t permutes = t->registers, m = t->instances;
+  const int64_t steps = 64 * permutes + m * n.stride, moves = 64 * m * (int64_t)runs.size();
+  if (4 * steps > 5 * moves) return;
+  t->code = jit_steps(*t, n.stride * m);
+  if (!t->code) return;
+  // As pick_steps: the kernel groups or chains had replaced packs the rest.
+  if (!n.pack_rest) n.pack_rest = n.pack;
+  n.groups = nullptr, n.chain = nullptr;
+  n.pack = k_vec_steps_pack<0, 4, false>;
+  n.steps = std::move(t);
+}
+#else
+void pick_row_steps(Node &) {}
 #endif
 
 // Packing by chains where a register's packed bytes span 3 to 8 of the
@@ -3081,7 +3116,8 @@ void select_base_kernels(Node &n) {
         if ((pick_elements(n) || (c->count <= kMaxElementLoop && pick_compiled(n))) && kHas64 &&
             n.jit && (b & (b - 1)) != 0 && b <= 48)
           n.unpack = row_unpack;
-        return pack_in_pairs(n);
+        pack_in_pairs(n);
+        return pick_row_steps(n);
       }
       if (c->kind == Kind::Vec && c->child->kind == Kind::Vec &&
           c->child->child->kind == Kind::Block && !small_stride(*c->child)) {
@@ -3115,10 +3151,11 @@ void select_base_kernels(Node &n) {
       // vectorised row (k_vec_dense through k_vec_any): compiled, 16-58
       // of them in a row packed 0.76-0.87x as fast; other rows of words
       // 2-4 apart 1.03-1.9x faster compiled (2 KiB, AMD EPYC Zen 4 VM).
+      // Either packs by steps where those pay (pick_row_steps).
       if (!(kHas64 && c->kind == Kind::Vec && small_stride(*c) && c->child->count == 4 &&
             c->stride == 8) &&
           pick_compiled(n))
-        return;
+        return pick_row_steps(n);
 #if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3
       if (c->kind == Kind::IdxV) {
         n.pack = k_vec_idxv<true>, n.unpack = k_vec_idxv<false>;
@@ -3126,7 +3163,8 @@ void select_base_kernels(Node &n) {
       }
 #endif
       n.pack = k_vec_any<true>, n.unpack = k_vec_any<false>;
-      return (void)pick_columns(n);
+      if (pick_columns(n)) return;
+      return pick_row_steps(n);
     case Kind::Idx:
       if (c->kind == Kind::Block) return BySize<IdxBlk>::pick(c->count, &n.pack, &n.unpack);
       if (pick_permute(n) || pick_compiled(n)) return;

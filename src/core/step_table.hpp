@@ -1,5 +1,6 @@
 // Packing a strided loop of short blocks (MPI_Type_vector: 3 floats of
-// every 4, 10 shorts of every 11) a few instances a step into whole
+// every 4, 10 shorts of every 11), or of rows of words (every other double
+// of a submatrix's rows), a few instances a step into whole
 // 32-byte registers, as the vectoriser packs a hand loop's with AVX-512VL
 // (on AVX2, each window's lanes by its own permute and a blend):
 // each register of the step's packed bytes from two (or three) 32-byte
@@ -46,6 +47,7 @@ struct StepTable {
   int lane = 4;           // bytes per lane: 4 or 1
   uint32_t three = 0;     // the registers that take a third window (bit r)
   int64_t reach = 0;      // bytes from the step's first byte its loads read
+  int64_t last = 0;       // one past an instance's last packed byte, from its origin
   /// The registers whose first window is not the register before's last
   /// (bit r; loaded, the others take that one's).
   uint32_t fresh = 0;
@@ -58,10 +60,12 @@ struct StepTable {
   int64_t from = 0;
 };
 
-/// The table for `vec`, a Vec (positive stride) of a Block, with lanes of
-/// `lane` bytes (4: block and stride whole words); nullptr where a step
-/// would need more than kMaxStepRegisters registers or a register's bytes
-/// span more than three windows.
+/// The table for `vec`, a Vec (positive stride) of a Block or of a small
+/// leaf whose bytes rise (a row of blocks: every other double of a
+/// submatrix's rows), with lanes of `lane` bytes (4: blocks and strides
+/// whole words); nullptr where a step would need more than
+/// kMaxStepRegisters registers or a register's bytes span more than three
+/// windows.
 std::shared_ptr<StepTable> make_step_table(const Node &vec, int lane);
 
 }  // namespace loom

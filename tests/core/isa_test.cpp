@@ -696,6 +696,45 @@ TEST(Isa, ShortStridedBlocksPackByStepsReadingOnlyTheirPages) {
       });
 }
 
+// Rows of word blocks (every other double or float of a submatrix's rows,
+// pairs of floats of every three) pack on the AVX-512 sets by compiled
+// steps too (step_table.hpp: a leaf whose bytes rise, none a page or more
+// past the one before), one or more rows a step, from windows that read
+// the gaps between blocks and between rows, never past the range's last
+// byte.  Rows of 2 to 40 blocks of one or two words at strides of up to
+// four words, 1 to 300 rows at strides up to a page and more past a row's
+// end, the last byte at a page's end and inaccessible pages wherever the
+// typemap has none, packed whole and in two ranges, give the reference
+// interpreter's bytes (page_exact_trial).
+TEST(Isa, RowsOfWordsPackByStepsReadingOnlyTheirPages) {
+  OnSet on;
+  for (const std::string &name : runnable()) {
+    ASSERT_TRUE(on.enter({name, -1}));
+    // 12 of every other double in rows 208 bytes apart.
+    Type t = committed(hvector(21, 1, 208, hvector(12, 1, 16, prim(LOOM_DOUBLE))));
+    ASSERT_TRUE(t);
+    const loom::StepTable *steps = loom::plan_for(t.get(), 1).node->steps.get();
+    const bool avx512 = name.rfind("avx512", 0) == 0;
+    EXPECT_EQ(steps != nullptr && steps->code != nullptr, avx512 && loom::jit_enabled()) << name;
+  }
+  on_every_set(
+      "Isa.RowsOfWordsPackByStepsReadingOnlyTheirPages", static_cast<int>(100 * test_scale()),
+      [](std::mt19937_64 &rng, int, uint64_t) -> std::string {
+        const Uniform uni{rng};
+        const loom_prim p = uni(0, 1) ? LOOM_DOUBLE : LOOM_FLOAT;
+        const int64_t w = p == LOOM_DOUBLE ? 8 : 4, b = uni(1, 2), st = w * (b + uni(1, 3)),
+                      k = uni(2, 40), row = (k - 1) * st + b * w;
+        const int64_t pg = (int64_t)sysconf(_SC_PAGESIZE);
+        const int64_t gaps[] = {w * uni(0, 4), uni(0, 300), pg - row % pg + uni(-8, 8), pg + uni(0, 64)};
+        const int64_t row_st = row + std::max<int64_t>(0, gaps[uni(0, 3)]) / w * w;
+        const TypeSpecPtr t =
+            hvector(uni(1, 300), 1, row_st, hvector(k, 1, st, contig(b, prim(p))));
+        const std::string e = page_exact_trial(t, ending_at_a_page(*t),
+                                               (size_t)uni(0, reference_layout(*t).size), rng);
+        return e.empty() ? "" : e + "\n  type: " + describe(*t);
+      });
+}
+
 // Long contiguous copies (long_copy-inl.hpp: loom_copy, each kernel set's
 // copy) run a loop of their own where glibc's memcpy is slow (the
 // destination a few bytes past the source modulo 4 KiB) or the region is
