@@ -725,7 +725,8 @@ TEST(Isa, RowsOfWordsPackByStepsReadingOnlyTheirPages) {
         const int64_t w = p == LOOM_DOUBLE ? 8 : 4, b = uni(1, 2), st = w * (b + uni(1, 3)),
                       k = uni(2, 40), row = (k - 1) * st + b * w;
         const int64_t pg = (int64_t)sysconf(_SC_PAGESIZE);
-        const int64_t gaps[] = {w * uni(0, 4), uni(0, 300), pg - row % pg + uni(-8, 8), pg + uni(0, 64)};
+        const int64_t gaps[] = {w * uni(0, 4), uni(0, 300), pg - row % pg + uni(-8, 8),
+                                pg + uni(0, 64)};
         const int64_t row_st = row + std::max<int64_t>(0, gaps[uni(0, 3)]) / w * w;
         const TypeSpecPtr t =
             hvector(uni(1, 300), 1, row_st, hvector(k, 1, st, contig(b, prim(p))));
