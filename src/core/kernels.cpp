@@ -2119,6 +2119,23 @@ Kernel steps_pack(int registers) {
 // (0.71-0.76x at 8 KiB), while pairs over longer blocks gain (6 bytes of
 // every 12, 5 of every 10: 1.07-1.59x at 2 KiB, 1.1x at 8 and 64).
 // (In-process A/B, four placements in a line, AMD EPYC Zen 4 VM.)
+// A compiled step's cost in 64ths of a move: its permutes (a register's
+// one, or two from three windows) plus half a permute per 32-byte window
+// of the user's it loads.
+int64_t compiled_steps_cost(const StepTable &t, int64_t stride) {
+  return 64 * (t.registers + __builtin_popcount(t.three)) + t.instances * stride;
+}
+
+// n now packs by t's steps, through `kernel`.  The groups and chains the
+// steps replace packed their last instances by the kernel they had
+// replaced: so do the steps.
+void take_steps(Node &n, std::shared_ptr<StepTable> t, Kernel kernel) {
+  if (!n.pack_rest) n.pack_rest = n.pack;
+  n.groups = nullptr, n.chain = nullptr;
+  n.pack = kernel;
+  n.steps = std::move(t);
+}
+
 bool pick_steps(Node &n, bool permuted = false) {
   if (n.kind != Kind::Vec || n.child->kind != Kind::Block) return false;
   // Not blocks of 4, 8 or 16 bytes, which the row gathers or pairs into
@@ -2137,29 +2154,23 @@ bool pick_steps(Node &n, bool permuted = false) {
                          !(permuted && t->three) && t->registers <= kMaxLoopRegisters;
   bool compiled_pays = false;
 #if HWY_TARGET != HWY_AVX2
-  // In 64ths of a move.
-  const int64_t steps = 64 * permutes + m * n.stride, row = 64 * m;
+  const int64_t steps = compiled_steps_cost(*t, n.stride), row = 64 * m;
   compiled_pays = b < 32 && 2 * steps <= 3 * row;
   // Compiled only where taken (a mapping and two system calls a layout).
   if (compiled_pays || loop_pays) t->code = jit_steps(*t, n.stride * m);
   if (t->code && compiled_pays && !loop_pays && 4 * steps > 5 * row) t->from = kStepsCostlyFrom;
 #endif
   if (!(t->code && compiled_pays) && !loop_pays) return false;
-  // The groups and chains the steps replace packed their last instances
-  // by the kernel they had replaced: so do the steps.
-  if (!n.pack_rest) n.pack_rest = n.pack;
-  n.groups = nullptr, n.chain = nullptr;
   const bool three = t->three != 0;
   const int r = t->registers;
-  if (t->code) n.pack = k_vec_steps_pack<0, 4, false>;
-  else if (t->lane == 4) n.pack = three ? steps_pack<4, true>(r) : steps_pack<4, false>(r);
-  else n.pack = three ? steps_pack<1, true>(r) : steps_pack<1, false>(r);
-  n.steps = std::move(t);
+  const Kernel kernel = t->code        ? k_vec_steps_pack<0, 4, false>
+                        : t->lane == 4 ? (three ? steps_pack<4, true>(r) : steps_pack<4, false>(r))
+                                       : (three ? steps_pack<1, true>(r) : steps_pack<1, false>(r));
+  take_steps(n, std::move(t), kernel);
   return true;
 }
-#endif
 
-#if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3
+#ifdef LOOM_HAVE_TWO_SOURCE
 // Packing rows of words (a submatrix's rows of every other double, of
 // float pairs) by compiled steps (make_step_table's rising leaves) over the
 // kernel chosen for them, which moves a run at a time (the compiled loop,
@@ -2174,22 +2185,17 @@ bool pick_steps(Node &n, bool permuted = false) {
 // 9 1.19x (AMD EPYC Zen 4 VM, one process).
 void pick_row_steps(Node &n) {
   if (n.kind != Kind::Vec || n.child->kind != Kind::Vec || n.steps) return;
-  std::vector<Run> runs;
-  if (!runs_of(*n.child, 0, (size_t)kMaxElementLoop, runs)) return;
   std::shared_ptr<StepTable> t = make_step_table(n, 4);
-  if (!t || t->three) return;
-  const int64_t permutes = t->registers, m = t->instances;
-  const int64_t steps = 64 * permutes + m * n.stride, moves = 64 * m * (int64_t)runs.size();
-  if (4 * steps > 5 * moves) return;
-  t->code = jit_steps(*t, n.stride * m);
-  if (!t->code) return;
-  // As pick_steps: the kernel groups or chains had replaced packs the rest.
-  if (!n.pack_rest) n.pack_rest = n.pack;
-  n.groups = nullptr, n.chain = nullptr;
-  n.pack = k_vec_steps_pack<0, 4, false>;
-  n.steps = std::move(t);
+  std::vector<Run> runs;
+  if (!t || t->three || !runs_of(*n.child, 0, (size_t)kMaxElementLoop, runs)) return;
+  const int64_t moves = 64 * t->instances * (int64_t)runs.size();
+  if (4 * compiled_steps_cost(*t, n.stride) > 5 * moves) return;
+  t->code = jit_steps(*t, n.stride * t->instances);
+  if (t->code) take_steps(n, std::move(t), k_vec_steps_pack<0, 4, false>);
 }
-#else
+#endif
+#endif
+#ifndef LOOM_HAVE_TWO_SOURCE
 void pick_row_steps(Node &) {}
 #endif
 
