@@ -103,28 +103,44 @@ inline void mv_head_tail(char *user, char *s, int64_t n) {
   std::memcpy(dst + n - T, &t, T);
 }
 
-// 33..48 bytes: a 32-byte move and a 16-byte tail where the target has
-// 32-byte registers, else three 16-byte chunks (SSE2 splits a 32-byte
-// move in two anyway; measured slower as head and tail there).
 constexpr bool kHas32 = HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 ||
                         HWY_TARGET == HWY_AVX3_DL;
 constexpr bool kHas64 = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
-template <bool Pack>
-inline void mv_33_48(char *user, char *s, int64_t n) {
-  if constexpr (kHas32) mv_head_tail<Pack, 32, 16>(user, s, n);
-  else mv_chunks<Pack, 16, 3>(user, s, n);
+
+// n bytes (H W < n <= (H + 1) W) as a compiler expands a memcpy of a
+// length it knows: H moves of W bytes from the start, then one move of
+// the smallest power of two T >= n - H W ending at n (40 bytes: 32 and 8;
+// 44: 32 and 16 from byte 28; 36: 32 and 4).  T by branches, which a
+// row of equal blocks predicts.  Against a head and a fixed tail (32 and
+// 16 bytes, the 16 over bytes the head moved; or 16, 16 and 8 for rows
+// more than a page apart, where a tail over moved bytes had run 0.62x the
+// hand loop on the AMD EPYC VM): 1020 blocks of 40 bytes 40880 apart
+// (NAS LU y) packed 1.12x faster (16, 16, 8: 0.72-0.76x the hand loop on
+// the Intel Xeon VM), 33-48-byte blocks 200 bytes apart 1.00-1.5x, 5000
+// apart 1.0-1.4x, unpacking 0.99-1.3x (standalone loops, Intel Xeon VM).
+template <bool Pack, int W, int H = 1>
+inline void mv_heads_tail(char *user, char *s, int64_t n) {
+  for (int i = 0; i < H; i++) mv<Pack>(user + i * W, s + i * W, W);
+  const int64_t r = n - H * W;
+  if (W >= 32 && r > 16) mv<Pack>(user + n - 32, s + n - 32, 32);
+  else if (W >= 16 && r > 8) mv<Pack>(user + n - 16, s + n - 16, 16);
+  else if (W >= 8 && r > 4) mv<Pack>(user + n - 8, s + n - 8, 8);
+  else if (r > 2) mv<Pack>(user + n - 4, s + n - 4, 4);
+  else if (r > 1) mv<Pack>(user + n - 2, s + n - 2, 2);
+  else mv<Pack>(user + n - 1, s + n - 1, 1);
 }
 
-// 49..63 (B = -5), 65..96 (-6) and 97..128 bytes (-7): on AVX-512 a head
-// of 32 or 64 bytes and a tail of 32 or 64 (2 KiB of 12-16 doubles or
-// 24 floats in strided blocks 1.43-1.48x faster packing, 1.39-1.64x
-// unpacking than by 16-byte chunks), else chunks of 16 (AVX2's 32-byte
-// chunks lost 0.81-0.87x to them on 12-18 doubles).  (In-process A/B,
-// Intel Xeon VM.)
+// 49..63 (B = -5) and 97..128 bytes (-7): on AVX-512 a head of 32 or 64
+// bytes and a tail of 32 or 64 (2 KiB of 12-16 doubles or 24 floats in
+// strided blocks 1.43-1.48x faster packing, 1.39-1.64x unpacking than by
+// 16-byte chunks), else chunks of 16 (AVX2's 32-byte chunks lost
+// 0.81-0.87x to them on 12-18 doubles).  (In-process A/B, Intel Xeon VM.)
+// 65..96 bytes (-6) on AVX-512 as a compiler moves them, a 64-byte head
+// and a tail of up to 32 (mv_heads_tail).
 template <bool Pack, int B>
 inline void mv_49_128(char *user, char *s, int64_t n) {
-  if constexpr (kHas64)
-    mv_head_tail<Pack, B == -5 ? 32 : 64, B == -7 ? 64 : 32>(user, s, n);
+  if constexpr (kHas64 && B == -6) mv_heads_tail<Pack, 64>(user, s, n);
+  else if constexpr (kHas64) mv_head_tail<Pack, B == -5 ? 32 : 64, B == -5 ? 32 : 64>(user, s, n);
   else mv_chunks<Pack, 16, B == -5 ? 4 : B == -6 ? 6 : 8>(user, s, n);
 }
 
@@ -227,10 +243,10 @@ inline void mv_any(char *user, char *s, int64_t n) {
 template <bool Pack, int B>
 inline void mv_block(char *user, char *s, int64_t b) {
   if constexpr (B > 0) mv<Pack>(user, s, B);
-  else if constexpr (B == -1) mv_chunks<Pack, 4, 2>(user, s, b);    // 5..7
-  else if constexpr (B == -2) mv_chunks<Pack, 8, 2>(user, s, b);    // 9..15
-  else if constexpr (B == -3) mv_chunks<Pack, 16, 2>(user, s, b);   // 17..31
-  else if constexpr (B == -4) mv_33_48<Pack>(user, s, b);
+  else if constexpr (B == -1) mv_heads_tail<Pack, 4>(user, s, b);   // 5..7
+  else if constexpr (B == -2) mv_heads_tail<Pack, 8>(user, s, b);   // 9..15
+  else if constexpr (B == -3) mv_heads_tail<Pack, 16>(user, s, b);  // 17..31
+  else if constexpr (B == -4) mv_heads_tail<Pack, kHas32 ? 32 : 16, kHas32 ? 1 : 2>(user, s, b);
   else if constexpr (B <= -5 && B >= -7) mv_49_128<Pack, B>(user, s, b);
   else mv_any<Pack>(user, s, b);
 }
@@ -327,44 +343,6 @@ inline char *pair_rows_33_48(char *&p, char *s, int64_t &k, int64_t n, int64_t s
 }
 #endif
 
-// Blocks of 17-48 bytes each on a page of its own (a stride over a page,
-// every block a TLB miss and its lines cold): H 16-byte moves from
-// the block's start and the rest, R = b - 16 H bytes, by 8- and 4-byte
-// moves after them (or 16 more), as a compiler expands a hand loop's
-// memcpy; not two overlapping moves (a head and a tail of 16 or 32 and 16
-// bytes), whose second load reads bytes the first one reads.  On the AMD
-// EPYC VM (5 doubles 40880 bytes apart, NAS LU y) the overlapping moves
-// packed 0.62-0.68x the hand loop in runs where memory was slow (the
-// bench's whole DDTBench group; 0.98-0.99x by these moves) and 1.04-1.07x
-// in the others (1.09-1.12x); 1020 blocks of 20 bytes 40880 apart
-// 1.15-1.25x faster in the slow runs, 1.06x in the others; of 28 bytes
-// 1.15-1.27x and 1.03x.  32- and 64-byte blocks, whole 32-byte moves,
-// ran as fast as by 16-byte ones.  Unpacking so, 20 and 40 bytes 1.03-
-// 1.14x faster (28: 0.87-1.12x).  Other remainders (odd sizes) end with
-// an overlapping 16-byte move.
-template <bool Pack, int H, int R>
-inline char *far_rows_of(char *p, char *s, int64_t n, int64_t st, int64_t b) {
-#pragma GCC unroll 2
-  for (int64_t k = 0; k < n; k++, p += st, s += b) {
-    mv_chunks<Pack, 16, H>(p, s, 16 * H);
-    if constexpr (R == 16) mv<Pack>(p + 16 * H, s + 16 * H, 16);
-    if constexpr (R == 8 || R == 12) mv<Pack>(p + 16 * H, s + 16 * H, 8);
-    if constexpr (R == 4 || R == 12) mv<Pack>(p + b - 4, s + b - 4, 4);
-    if constexpr (R < 0) mv<Pack>(p + b - 16, s + b - 16, 16);
-  }
-  return s;
-}
-template <bool Pack, int H>
-inline char *far_rows(char *p, char *s, int64_t n, int64_t st, int64_t b) {
-  switch (b - 16 * H) {
-    case 4: return far_rows_of<Pack, H, 4>(p, s, n, st, b);
-    case 8: return far_rows_of<Pack, H, 8>(p, s, n, st, b);
-    case 12: return far_rows_of<Pack, H, 12>(p, s, n, st, b);
-    case 16: return far_rows_of<Pack, H, 16>(p, s, n, st, b);
-    default: return far_rows_of<Pack, H, -1>(p, s, n, st, b);
-  }
-}
-
 #if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3
 // The first W (4, 8 or 16) bytes at p in a register's low lanes, and its
 // low W bytes to p: a block's wide move on the stream's side.
@@ -392,8 +370,6 @@ template <bool Pack, int B>
 inline char *row(char *p, char *s, int64_t n, int64_t st, int64_t b) {
   int64_t k = 0;
   // (AVX-512 unpacks 17-31-byte blocks with one masked store each, below.)
-  if constexpr (B == -4 || (B == -3 && (Pack || !kHas64)))
-    if (st > kPage || st < -kPage) return far_rows<Pack, B == -3 ? 1 : 2>(p, s, n, st, b);
 #if HWY_TARGET == HWY_AVX2
   if constexpr (Pack && B == -4)
     if (st >= b && st <= kPage) s = pair_rows_33_48(p, s, k, n, st, b);
