@@ -51,26 +51,21 @@ constexpr size_t kMovsbNear = 64;
 /// to 2 KiB a few bytes past took 0.88x as long as by this one.
 constexpr size_t kMovsbFrom = 2113;
 
-/// n bytes from `src` to `dst` (not overlapping), a contiguous region of
-/// the user's (`region`) or one of many rows.  Where the loop runs, 64
-/// bytes unaligned at each end and the rest in 64-byte aligned lines of
-/// the destination, 128 bytes a step, from unaligned loads (vectors of up
-/// to 32 bytes: a 64-byte vector's loop ran 0.85x as fast where the source
-/// was not aligned; the tail loaded last: loaded first, rows from L3 copied
-/// 5% slower).
-inline void long_copy(char *dst, const char *src, size_t n, bool region) {
+/// Whether `rep movsb` would copy to `dst` from `src` slowly (the
+/// distance, not the length).
+inline bool movsb_near(const char *dst, const char *src) {
+  const size_t near = (reinterpret_cast<uintptr_t>(dst) - reinterpret_cast<uintptr_t>(src)) & 4095;
+  return near != 0 && near < kMovsbNear;
+}
+
+/// The loop: n >= 128 bytes, 64 bytes unaligned at each end and the rest
+/// in 64-byte aligned lines of the destination, 128 bytes a step, from
+/// unaligned loads (vectors of up to 32 bytes: a 64-byte vector's loop ran
+/// 0.85x as fast where the source was not aligned; the tail loaded last:
+/// loaded first, rows from L3 copied 5% slower).
+inline void copy_loop(char *dst, const char *src, size_t n) {
   const hn::CappedTag<uint8_t, 32> d;
   constexpr size_t W = hn::MaxLanes(d), K = 64 / W;  // K vectors a line
-  const size_t near = (reinterpret_cast<uintptr_t>(dst) - reinterpret_cast<uintptr_t>(src)) & 4095;
-  const bool slow = near != 0 && near < kMovsbNear && n >= kMovsbFrom;
-  // Regions by the loop only with 32-byte vectors: the baseline's 16-byte
-  // loop copied NAS LU x's 40 KB at 0.56x the speed of glibc's memcpy,
-  // which uses the CPU's widest (LOOM_ISA=baseline on the Zen 4 VM).
-  const bool loop_regions = region && W >= 32;
-  if (n < kLongCopyFrom || n > (slow ? kLongCopyUntil : loop_regions ? kRegionCopyUntil : 0)) {
-    std::memcpy(dst, src, n);
-    return;
-  }
   auto u8 = [](const char *p) { return reinterpret_cast<const uint8_t *>(p); };
   auto w8 = [](char *p) { return reinterpret_cast<uint8_t *>(p); };
   using V = hn::Vec<decltype(d)>;
@@ -88,6 +83,24 @@ inline void long_copy(char *dst, const char *src, size_t n, bool region) {
     hn::StoreU(head[k], d, w8(dst + k * W));
     hn::StoreU(tail[k], d, w8(dst + n - 64 + k * W));
   }
+}
+
+/// Whether rows of n bytes may take the loop (where movsb_near).
+constexpr bool rows_may_loop(size_t n) { return n >= kMovsbFrom && n <= kLongCopyUntil; }
+
+/// n bytes from `src` to `dst` (not overlapping), a contiguous region of
+/// the user's (`region`) or one of many rows: by copy_loop where memcpy
+/// would be slow, and regions up to kRegionCopyUntil where the loop has
+/// 32-byte vectors (the baseline's 16-byte loop copied NAS LU x's 40 KB at
+/// 0.56x the speed of glibc's memcpy, which uses the CPU's widest:
+/// LOOM_ISA=baseline on the Zen 4 VM); else memcpy.
+inline void long_copy(char *dst, const char *src, size_t n, bool region) {
+  constexpr bool kLoopRegions = hn::MaxLanes(hn::CappedTag<uint8_t, 32>()) >= 32;
+  if (n >= kLongCopyFrom &&
+      ((region && kLoopRegions && n <= kRegionCopyUntil) || (rows_may_loop(n) && movsb_near(dst, src))))
+    copy_loop(dst, src, n);
+  else
+    std::memcpy(dst, src, n);
 }
 
 }  // namespace HWY_NAMESPACE
