@@ -110,25 +110,42 @@ constexpr bool kHas64 = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
 // n bytes (H W < n <= (H + 1) W) as a compiler expands a memcpy of a
 // length it knows: H moves of W bytes from the start, then one move of
 // the smallest power of two T >= n - H W ending at n (40 bytes: 32 and 8;
-// 44: 32 and 16 from byte 28; 36: 32 and 4).  T by branches, which a
-// row of equal blocks predicts.  Against a head and a fixed tail (32 and
-// 16 bytes, the 16 over bytes the head moved; or 16, 16 and 8 for rows
-// more than a page apart, where a tail over moved bytes had run 0.62x the
-// hand loop on the AMD EPYC VM): 1020 blocks of 40 bytes 40880 apart
-// (NAS LU y) packed 1.12x faster (16, 16, 8: 0.72-0.76x the hand loop on
-// the Intel Xeon VM), 33-48-byte blocks 200 bytes apart 1.00-1.5x, 5000
-// apart 1.0-1.4x, unpacking 0.99-1.3x (standalone loops, Intel Xeon VM).
+// 44: 32 and 16 from byte 28; 36: 32 and 4).  Against a head and a fixed
+// tail (32 and 16 bytes, the 16 over bytes the head moved; or 16, 16 and
+// 8 for rows more than a page apart, where a tail over moved bytes had
+// run 0.62x the hand loop on the AMD EPYC VM): 1020 blocks of 40 bytes
+// 40880 apart (NAS LU y) packed 1.12x faster (16, 16, 8: 0.72-0.76x the
+// hand loop on the Intel Xeon VM), 33-48-byte blocks 200 bytes apart
+// 1.00-1.5x, 5000 apart 1.0-1.4x, unpacking 0.99-1.3x (standalone loops,
+// Intel Xeon VM).  A row (row()) chooses T once; a block alone
+// (mv_heads_tail) by branches, which a run of equal blocks predicts.
+template <bool Pack, int W, int H, int T>
+inline void mv_heads(char *user, char *s, int64_t n) {
+  for (int i = 0; i < H; i++) mv<Pack>(user + i * W, s + i * W, W);
+  mv<Pack>(user + n - T, s + n - T, T);
+}
+// Calls f with std::integral_constant<int, T>, T the smallest power of
+// two >= r (1 <= r <= W).
+template <int W, class F>
+inline decltype(auto) by_tail(int64_t r, F &&f) {
+  using std::integral_constant;
+  if constexpr (W >= 32) if (r > 16) return f(integral_constant<int, 32>());
+  if constexpr (W >= 16) if (r > 8) return f(integral_constant<int, 16>());
+  if constexpr (W >= 8) if (r > 4) return f(integral_constant<int, 8>());
+  if (r > 2) return f(integral_constant<int, 4>());
+  if (r > 1) return f(integral_constant<int, 2>());
+  return f(integral_constant<int, 1>());
+}
 template <bool Pack, int W, int H = 1>
 inline void mv_heads_tail(char *user, char *s, int64_t n) {
-  for (int i = 0; i < H; i++) mv<Pack>(user + i * W, s + i * W, W);
-  const int64_t r = n - H * W;
-  if (W >= 32 && r > 16) mv<Pack>(user + n - 32, s + n - 32, 32);
-  else if (W >= 16 && r > 8) mv<Pack>(user + n - 16, s + n - 16, 16);
-  else if (W >= 8 && r > 4) mv<Pack>(user + n - 8, s + n - 8, 8);
-  else if (r > 2) mv<Pack>(user + n - 4, s + n - 4, 4);
-  else if (r > 1) mv<Pack>(user + n - 2, s + n - 2, 2);
-  else mv<Pack>(user + n - 1, s + n - 1, 1);
+  by_tail<W>(n - H * W, [&](auto t) { mv_heads<Pack, W, H, decltype(t)::value>(user, s, n); });
 }
+// The heads of the size classes a row moves by mv_heads (-1 to -4, see
+// mv_block): W bytes, H of them.
+template <int B>
+constexpr int pair_head() { return B == -1 ? 4 : B == -2 ? 8 : B == -3 || !kHas32 ? 16 : 32; }
+template <int B>
+constexpr int pair_heads() { return B == -4 && !kHas32 ? 2 : 1; }
 
 // 49..63 (B = -5) and 97..128 bytes (-7): on AVX-512 a head of 32 or 64
 // bytes and a tail of 32 or 64 (2 KiB of 12-16 doubles or 24 floats in
@@ -243,10 +260,13 @@ inline void mv_any(char *user, char *s, int64_t n) {
 template <bool Pack, int B>
 inline void mv_block(char *user, char *s, int64_t b) {
   if constexpr (B > 0) mv<Pack>(user, s, B);
-  else if constexpr (B == -1) mv_heads_tail<Pack, 4>(user, s, b);   // 5..7
-  else if constexpr (B == -2) mv_heads_tail<Pack, 8>(user, s, b);   // 9..15
-  else if constexpr (B == -3) mv_heads_tail<Pack, 16>(user, s, b);  // 17..31
-  else if constexpr (B == -4) mv_heads_tail<Pack, kHas32 ? 32 : 16, kHas32 ? 1 : 2>(user, s, b);
+  // 5..31 bytes alone (a row's last, an index's blocks) by two chunks
+  // without branches: by mv_heads_tail, 28-byte blocks 40 bytes apart
+  // unpacked 0.8x as fast (AVX-512: only the row's last block takes it).
+  else if constexpr (B == -1) mv_chunks<Pack, 4, 2>(user, s, b);    // 5..7
+  else if constexpr (B == -2) mv_chunks<Pack, 8, 2>(user, s, b);    // 9..15
+  else if constexpr (B == -3) mv_chunks<Pack, 16, 2>(user, s, b);   // 17..31
+  else if constexpr (B == -4) mv_heads_tail<Pack, pair_head<B>(), pair_heads<B>()>(user, s, b);
   else if constexpr (B <= -5 && B >= -7) mv_49_128<Pack, B>(user, s, b);
   else mv_any<Pack>(user, s, b);
 }
@@ -454,7 +474,29 @@ inline char *row(char *p, char *s, int64_t n, int64_t st, int64_t b) {
       return s + 8 * B;
     }
   }
-  if constexpr (B > 0 || (B == -4 && kHas32)) {  // a fixed size or two moves
+  if constexpr (B >= -4 && B <= -1) {
+    // Two moves a block (mv_heads), the tail's width chosen once for the
+    // row: chosen a block at a time, AVX2's loop branched on it (spilled)
+    // at every step of four blocks and packed NAS LU y at 0.73-0.83x the
+    // hand loop; so 1.2-1.3x faster (blocks of 36-44 bytes 40 KB apart;
+    // the baseline 1.07-1.22x, AVX-512 1.00-1.11x; in-process A/B, Intel
+    // Xeon VM).  Blocks under 16 bytes one a step (four a step: 6 and 13
+    // bytes 5000 apart 0.92x).
+    constexpr int W = pair_head<B>(), H = pair_heads<B>();
+    return by_tail<W>(b - H * W, [&](auto t) {
+      constexpr int T = decltype(t)::value;
+      if constexpr (W >= 16)
+        for (; k + 4 <= n; k += 4, p += 4 * st, s += 4 * b) {
+          mv_heads<Pack, W, H, T>(p, s, b);
+          mv_heads<Pack, W, H, T>(p + st, s + b, b);
+          mv_heads<Pack, W, H, T>(p + 2 * st, s + 2 * b, b);
+          mv_heads<Pack, W, H, T>(p + 3 * st, s + 3 * b, b);
+        }
+      for (; k < n; k++, p += st, s += b) mv_heads<Pack, W, H, T>(p, s, b);
+      return s;
+    });
+  }
+  if constexpr (B > 0) {
     for (; k + 4 <= n; k += 4, p += 4 * st, s += 4 * b) {
       mv_block<Pack, B>(p, s, b);
       mv_block<Pack, B>(p + st, s + b, b);

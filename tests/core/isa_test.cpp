@@ -559,9 +559,9 @@ int64_t ending_at_a_page(const TypeSpec &t) {
 // Packing rows of blocks that take two moves (3, 5-7, 9-15, 17-31 bytes;
 // 49-63 on AVX-512) moves each but a row's last as one wider move, reading
 // user bytes past it, on its page or the next block's (kernels.cpp
-// wide_move); other sizes (33-48, 100) move by overlapping chunks (17-48
-// bytes more than a page apart without overlap, far_rows: also
-// Isa.FarRowsOfBlocksReadOnlyTheirPages).  Rows of
+// wide_move); other sizes (33-48, 100) and rows more than a page apart
+// move as a compiler expands memcpy, heads and a power-of-two tail within
+// the block (mv_heads: also Isa.FarRowsOfBlocksReadOnlyTheirPages).  Rows of
 // such blocks, some under a second strided level, at strides from the
 // block's length to three pages, the first block ending within 32 bytes
 // of a page's end, against inaccessible pages wherever the typemap has no
@@ -594,10 +594,10 @@ TEST(Isa, StridedOddBlocksReadOnlyTheirPages) {
       });
 }
 
-// Blocks of every length from 17 to 48 bytes more than a page apart
-// (moved by 16-byte moves and 8-, 4- or 16-byte ones after them,
-// kernels.cpp far_rows, whatever the remainder; on AVX-512 17-31 bytes
-// unpack by masked stores),
+// Blocks of every length from 5 to 48 bytes more than a page apart
+// (moved by a head of 4-32 bytes, or two of 16, and a tail of the smallest
+// power of two that ends the block, chosen once a row: kernels.cpp
+// mv_heads; on AVX-512 5-31 bytes unpack by masked stores),
 // rows of one to seven blocks, some under a second strided level, the
 // first block ending within 32 bytes of a page's end, against
 // inaccessible pages wherever the typemap has no byte
@@ -605,10 +605,10 @@ TEST(Isa, StridedOddBlocksReadOnlyTheirPages) {
 // Isa.StridedOddBlocksReadOnlyTheirPages meet a far stride a few times.
 TEST(Isa, FarRowsOfBlocksReadOnlyTheirPages) {
   on_every_set(
-      "Isa.FarRowsOfBlocksReadOnlyTheirPages", 32,
+      "Isa.FarRowsOfBlocksReadOnlyTheirPages", 44,
       [](std::mt19937_64 &rng, int i, uint64_t) -> std::string {
         const Uniform uni{rng};
-        const int64_t b = 17 + i, pg = (int64_t)sysconf(_SC_PAGESIZE);
+        const int64_t b = 5 + i, pg = (int64_t)sysconf(_SC_PAGESIZE);
         const int64_t st = uni(0, 1) ? pg + 16 * uni(1, 40) : uni(pg + 1, 3 * pg), n = uni(1, 7);
         TypeSpecPtr t = hvector(n, 1, st, contig(b, prim(LOOM_BYTE)));
         if (uni(0, 1)) t = hvector(2, 1, n * st + uni(0, 64), t);
