@@ -117,8 +117,9 @@ constexpr bool kHas64 = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
 // 40880 apart (NAS LU y) packed 1.12x faster (16, 16, 8: 0.72-0.76x the
 // hand loop on the Intel Xeon VM), 33-48-byte blocks 200 bytes apart
 // 1.00-1.5x, 5000 apart 1.0-1.4x, unpacking 0.99-1.3x (standalone loops,
-// Intel Xeon VM).  A row (row()) chooses T once; a block alone
-// (mv_heads_tail) by branches, which a run of equal blocks predicts.
+// Intel Xeon VM).  A long row chooses T once (row_pairs); 65-96-byte
+// blocks by branches (mv_heads_tail), which a run of equal blocks
+// predicts.
 template <bool Pack, int W, int H, int T>
 inline void mv_heads(char *user, char *s, int64_t n) {
   for (int i = 0; i < H; i++) mv<Pack>(user + i * W, s + i * W, W);
@@ -139,6 +140,13 @@ inline decltype(auto) by_tail(int64_t r, F &&f) {
 template <bool Pack, int W, int H = 1>
 inline void mv_heads_tail(char *user, char *s, int64_t n) {
   by_tail<W>(n - H * W, [&](auto t) { mv_heads<Pack, W, H, decltype(t)::value>(user, s, n); });
+}
+// 33..48 bytes alone without branches: a 32-byte move and a 16-byte tail
+// where the target has 32-byte registers, else three 16-byte chunks.
+template <bool Pack>
+inline void mv_33_48(char *user, char *s, int64_t n) {
+  if constexpr (kHas32) mv_head_tail<Pack, 32, 16>(user, s, n);
+  else mv_chunks<Pack, 16, 3>(user, s, n);
 }
 // The heads of the size classes a row moves by mv_heads (-1 to -4, see
 // mv_block): W bytes, H of them.
@@ -260,13 +268,14 @@ inline void mv_any(char *user, char *s, int64_t n) {
 template <bool Pack, int B>
 inline void mv_block(char *user, char *s, int64_t b) {
   if constexpr (B > 0) mv<Pack>(user, s, B);
-  // 5..31 bytes alone (a row's last, an index's blocks) by two chunks
-  // without branches: by mv_heads_tail, 28-byte blocks 40 bytes apart
-  // unpacked 0.8x as fast (AVX-512: only the row's last block takes it).
+  // 5..48 bytes a block at a time (short rows, a row's last, an index's
+  // blocks) by overlapping chunks without branches: by mv_heads_tail,
+  // 28-byte blocks 40 bytes apart unpacked 0.8x as fast (AVX-512: only
+  // the row's last block takes it).
   else if constexpr (B == -1) mv_chunks<Pack, 4, 2>(user, s, b);    // 5..7
   else if constexpr (B == -2) mv_chunks<Pack, 8, 2>(user, s, b);    // 9..15
   else if constexpr (B == -3) mv_chunks<Pack, 16, 2>(user, s, b);   // 17..31
-  else if constexpr (B == -4) mv_heads_tail<Pack, pair_head<B>(), pair_heads<B>()>(user, s, b);
+  else if constexpr (B == -4) mv_33_48<Pack>(user, s, b);
   else if constexpr (B <= -5 && B >= -7) mv_49_128<Pack, B>(user, s, b);
   else mv_any<Pack>(user, s, b);
 }
@@ -408,6 +417,31 @@ inline char *row_any(char *p, char *s, int64_t n, int64_t st, int64_t b) {
   return s;
 }
 
+// A row of blocks that take two moves (size classes -1 to -4; mv_heads),
+// the tail's width chosen once for the row: chosen a block at a time,
+// AVX2's loop branched on it (spilled) at every step of four blocks and
+// packed NAS LU y at 0.73-0.83x the hand loop; so 1.2-1.3x faster (blocks
+// of 36-44 bytes 40 KB apart; the baseline 1.07-1.22x, AVX-512
+// 1.00-1.11x; in-process A/B, Intel Xeon VM).  Blocks under 16 bytes one
+// a step (four a step: 6 and 13 bytes 5000 apart 0.92x).
+template <bool Pack, int B>
+__attribute__((noinline)) char *row_pairs(char *p, char *s, int64_t n, int64_t st, int64_t b) {
+  constexpr int W = pair_head<B>(), H = pair_heads<B>();
+  return by_tail<W>(b - H * W, [&](auto t) {
+    constexpr int T = decltype(t)::value;
+    int64_t k = 0;
+    if constexpr (W >= 16)
+      for (; k + 4 <= n; k += 4, p += 4 * st, s += 4 * b) {
+        mv_heads<Pack, W, H, T>(p, s, b);
+        mv_heads<Pack, W, H, T>(p + st, s + b, b);
+        mv_heads<Pack, W, H, T>(p + 2 * st, s + 2 * b, b);
+        mv_heads<Pack, W, H, T>(p + 3 * st, s + 3 * b, b);
+      }
+    for (; k < n; k++, p += st, s += b) mv_heads<Pack, W, H, T>(p, s, b);
+    return s;
+  });
+}
+
 // One strided row of n blocks: the innermost loop of every strided kernel,
 // unrolled so that short rows (3D faces, Flash) do not pay loop overhead
 // per element.
@@ -475,28 +509,14 @@ inline char *row(char *p, char *s, int64_t n, int64_t st, int64_t b) {
     }
   }
   if constexpr (B >= -4 && B <= -1) {
-    // Two moves a block (mv_heads), the tail's width chosen once for the
-    // row: chosen a block at a time, AVX2's loop branched on it (spilled)
-    // at every step of four blocks and packed NAS LU y at 0.73-0.83x the
-    // hand loop; so 1.2-1.3x faster (blocks of 36-44 bytes 40 KB apart;
-    // the baseline 1.07-1.22x, AVX-512 1.00-1.11x; in-process A/B, Intel
-    // Xeon VM).  Blocks under 16 bytes one a step (four a step: 6 and 13
-    // bytes 5000 apart 0.92x).
-    constexpr int W = pair_head<B>(), H = pair_heads<B>();
-    return by_tail<W>(b - H * W, [&](auto t) {
-      constexpr int T = decltype(t)::value;
-      if constexpr (W >= 16)
-        for (; k + 4 <= n; k += 4, p += 4 * st, s += 4 * b) {
-          mv_heads<Pack, W, H, T>(p, s, b);
-          mv_heads<Pack, W, H, T>(p + st, s + b, b);
-          mv_heads<Pack, W, H, T>(p + 2 * st, s + 2 * b, b);
-          mv_heads<Pack, W, H, T>(p + 3 * st, s + 3 * b, b);
-        }
-      for (; k < n; k++, p += st, s += b) mv_heads<Pack, W, H, T>(p, s, b);
-      return s;
-    });
+    // Rows of 8 blocks or more out of line (row_pairs): inlined, its
+    // loops made the strided kernels that call this a row at a time
+    // (k_vec_vec_blk) call it instead, 0.56-0.76x as fast unpacking rows
+    // of 2-6 blocks of 40 bytes (in-process A/B, Intel Xeon VM).  Shorter
+    // rows block by block without branches (mv_block).
+    if (n - k >= 8) return row_pairs<Pack, B>(p, s, n - k, st, b);
   }
-  if constexpr (B > 0) {
+  if constexpr (B > 0 || (B == -4 && kHas32)) {  // a fixed size or two moves
     for (; k + 4 <= n; k += 4, p += 4 * st, s += 4 * b) {
       mv_block<Pack, B>(p, s, b);
       mv_block<Pack, B>(p + st, s + b, b);
