@@ -595,11 +595,12 @@ TEST(Isa, StridedOddBlocksReadOnlyTheirPages) {
 }
 
 // Blocks of every length from 5 to 48 bytes more than a page apart
-// (moved by a head of 4-32 bytes, or two of 16, and a tail of the smallest
-// power of two that ends the block, chosen once a row: kernels.cpp
-// mv_heads; on AVX-512 5-31 bytes unpack by masked stores),
-// rows of one to seven blocks, some under a second strided level, the
-// first block ending within 32 bytes of a page's end, against
+// (rows of 8 or more moved by a head of 4-32 bytes, or two of 16, and a
+// tail of the smallest power of two that ends the block, chosen once a
+// row: kernels.cpp row_pairs; shorter rows by overlapping chunks; on
+// AVX-512 5-31 bytes unpack by masked stores), rows of one to 20 blocks,
+// some under a second strided level, the first block ending within 32
+// bytes of a page's end, against
 // inaccessible pages wherever the typemap has no byte
 // (page_exact_trial).  Every length on every set: the random sizes of
 // Isa.StridedOddBlocksReadOnlyTheirPages meet a far stride a few times.
@@ -609,7 +610,7 @@ TEST(Isa, FarRowsOfBlocksReadOnlyTheirPages) {
       [](std::mt19937_64 &rng, int i, uint64_t) -> std::string {
         const Uniform uni{rng};
         const int64_t b = 5 + i, pg = (int64_t)sysconf(_SC_PAGESIZE);
-        const int64_t st = uni(0, 1) ? pg + 16 * uni(1, 40) : uni(pg + 1, 3 * pg), n = uni(1, 7);
+        const int64_t st = uni(0, 1) ? pg + 16 * uni(1, 40) : uni(pg + 1, 3 * pg), n = uni(1, 20);
         TypeSpecPtr t = hvector(n, 1, st, contig(b, prim(LOOM_BYTE)));
         if (uni(0, 1)) t = hvector(2, 1, n * st + uni(0, 64), t);
         const std::string e = page_exact_trial(t, 2 * pg - b - uni(0, 32),
