@@ -393,11 +393,12 @@ inline void store_narrow(char *p, __m128i v) {
 #endif
 
 // A row of blocks of any size over 128 bytes (size_class), the length's
-// dispatch taken once for the row: mv_any's at every block (and
-// long_copy's) cost 32 instructions a block, 14% more than glibc's memcpy
-// of a 2 KiB block (callgrind, AVX2; 128 rows of 2 KiB, NAS MG z: 0.95-
-// 0.96x the hand loop in half the bench's runs, its memcpy's calls in a
-// loop of its own).
+// dispatch taken once for the row: mv_any's at every block, with
+// long_copy's checks, cost 32 instructions a block, 14% more than glibc's
+// memcpy of a 2 KiB block (callgrind, AVX2; 128 rows of 2 KiB, NAS MG z:
+// 0.95-0.96x the hand loop in half the bench's runs, its memcpy's calls
+// in a loop of its own).  long_copy's own checks, inlined here, cost
+// about one instruction a block (long_copy-inl.hpp).
 template <bool Pack>
 inline char *row_any(char *p, char *s, int64_t n, int64_t st, int64_t b) {
   int64_t k = 0;
@@ -407,13 +408,7 @@ inline char *row_any(char *p, char *s, int64_t n, int64_t st, int64_t b) {
     return s;
   }
 #endif
-  const bool may_loop = rows_may_loop(b);
-  for (; k < n; k++, p += st, s += b) {
-    char *const dst = Pack ? s : p;
-    const char *const src = Pack ? p : s;
-    if (may_loop && movsb_near(dst, src)) copy_loop(dst, src, b);
-    else std::memcpy(dst, src, b);
-  }
+  for (; k < n; k++, p += st, s += b) mv_long<Pack>(p, s, b);
   return s;
 }
 
