@@ -560,8 +560,9 @@ int64_t ending_at_a_page(const TypeSpec &t) {
 // 49-63 on AVX-512) moves each but a row's last as one wider move, reading
 // user bytes past it, on its page or the next block's (kernels.cpp
 // wide_move); other sizes (33-48, 100) and rows more than a page apart
-// move as a compiler expands memcpy, heads and a power-of-two tail within
-// the block (mv_heads: also Isa.FarRowsOfBlocksReadOnlyTheirPages).  Rows of
+// move within each block: rows of 8 or more as a compiler expands memcpy,
+// heads and a power-of-two tail (row_pairs), shorter ones by overlapping
+// chunks (also Isa.FarRowsOfBlocksReadOnlyTheirPages).  Rows of
 // such blocks, some under a second strided level, at strides from the
 // block's length to three pages, the first block ending within 32 bytes
 // of a page's end, against inaccessible pages wherever the typemap has no
