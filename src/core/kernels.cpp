@@ -1961,33 +1961,124 @@ char *k_idx_chunks(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 // a multiple of 64 bytes: the steps' stores are then whole cache lines
 // (blocks of 3 doubles of every 4 at 64 KiB: 1.2x faster with the stream
 // at a multiple of 64 bytes than 8 to 48 bytes past one, where the groups
-// had been no faster than the moves; Intel Xeon VM).
+// had been no faster than the moves; Intel Xeon VM).  Not in ranges of
+// fewer than kGroupsAlignFrom packed bytes, from L1, where that call cost
+// more than the split stores: random index patterns at 2-4 KiB packed
+// 1.04-1.19x faster without it, at 8 KiB as fast, at 16-32 KiB 0.77-1.00x
+// (in-process A/B, Intel Xeon VM).
 //
 // Strided blocks (MPI_Type_vector) of whole words that one move does not
 // take (12, 20-28, 40-60 bytes) pack by groups too, as the vectoriser
 // packs a hand loop's: 64 KiB of random ones 1.14-1.36x faster than by
-// the row of moves, 16 KiB 1.15-1.5x (but 0.93x on one), 4 and 8 KiB
-// 0.7-1.25x, 2 KiB 0.63-0.96x: from L1 the moves are as fast and the
-// groups' first and last instances cost more (in-process A/B, Intel Xeon
-// VM).  So ranges of fewer packed bytes than kBlockGroupsFrom keep the
+// the row of moves, 16 KiB 1.15-1.5x (but 0.93x on one); at 8 KiB
+// 0.91-1.29x (geometric mean 1.02), at 4 KiB 0.83-1.23x (1.00), at 2 KiB
+// 0.72-0.97x: from L1 the moves are as fast and a call's fixed cost
+// counts (in-process A/B, Intel Xeon VM, with group_steps).  So ranges of
+// fewer packed bytes than kBlockGroupsFrom keep the
 // moves, unless a group is one register (one piece: 2 floats of every 3,
 // 2 bytes of every 3), whose first and last instances cost least: those
 // packed 1.18-1.30x faster by groups at 2 and 8 KiB (in-process A/B, AMD
 // EPYC Zen 4 VM).
-constexpr int64_t kBlockGroupsFrom = 16 << 10;
-char *k_vec_groups_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+constexpr int64_t kBlockGroupsFrom = 8 << 10;
+constexpr int64_t kGroupsAlignFrom = 8 << 10;
+template <class Steps>
+inline char *groups_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i1, Steps steps) {
   const ChunkTable &t = *n.groups;
-  if (n.child->kind == Kind::Block && t.chunks > 1 &&
-      (i1 - i0) * n.child->packed < kBlockGroupsFrom)
+  const int64_t bytes = (i1 - i0) * n.child->packed;
+  if (n.child->kind == Kind::Block && t.chunks > 1 && bytes < kBlockGroupsFrom)
     return n.pack_rest(n, base, s, i0, i1);
-  if (const int64_t first = std::min(t.align.first((uintptr_t)s), i1 - i0))
-    s = n.pack_rest(n, base, s, i0, i0 + first), i0 += first;
-  return by_steps(
-      n, base, s, i0, i1, t.instances,
-      [&](char *p, char *out, int64_t steps, int64_t step) {
-        return pieces<true>(t, out, steps, [=](int64_t k) { return p + k * step; });
-      },
-      rest_by_pack_rest(n, base));
+  const int64_t first = bytes < kGroupsAlignFrom ? 0 : t.align.first((uintptr_t)s);
+  if (const int64_t k = std::min(first, i1 - i0)) s = n.pack_rest(n, base, s, i0, i0 + k), i0 += k;
+  return by_steps(n, base, s, i0, i1, t.instances, steps, rest_by_pack_rest(n, base));
+}
+
+// A group table's steps: every piece fills its register (make_group_table),
+// stored whole, and only the permutes' indices and the pieces' windows
+// stay in registers, where the general loops (shared_loop, window_loop)
+// keep every piece's masks and stream offsets too, for the pieces of one
+// instance.  Through those a call ran ~200 instructions besides its steps
+// (vec(8,+48,blk40): 14.8 ns against 5.0 for the moves; Intel Xeon VM).
+// The windows: shared (the table's `packing`: piece j's are registers j
+// and j + 1 of the step's, each loaded once), or each piece's own two
+// registers (make_group_table makes no other).
+template <int Lane, int NC, bool Shared>
+inline char *group_steps(const ChunkTable &t, const char *w, char *s, int64_t steps,
+                         int64_t step) {
+  __m512i idx[NC];
+  int64_t win[NC];
+  for (int j = 0; j < NC; j++) {
+    idx[j] = _mm512_load_si512(Lane == 4 ? (const void *)t.chunk[j].pack32 : t.chunk[j].pack8);
+    win[j] = t.chunk[j].window;
+  }
+  if (Shared) w += win[0];
+  // um, um2: a piece's named lanes of its window's registers (shared:
+  // um[j] of the step's register j); all where the loads are whole.
+  auto run = [&](const uint64_t *um, const uint64_t *um2, int64_t from, int64_t to) {
+    for (int64_t k = from; k < to; k++, w += step, s += 64 * NC) {
+      if constexpr (Shared) {
+        __m512i b = load_lanes<Lane>(um[0], w);
+        for (int j = 0; j < NC; j++) {
+          const __m512i a = b;
+          b = load_lanes<Lane>(um[j + 1], w + 64 * (j + 1));
+          _mm512_storeu_si512(s + 64 * j, permute2<Lane>(a, idx[j], b));
+        }
+      } else {
+        for (int j = 0; j < NC; j++) {
+          const __m512i a = load_lanes<Lane>(um[j], w + win[j]),
+                        b = load_lanes<Lane>(um2[j], w + win[j] + 64);
+          _mm512_storeu_si512(s + 64 * j, permute2<Lane>(a, idx[j], b));
+        }
+      }
+    }
+  };
+  const int64_t whole = t.whole.of(steps);
+  uint64_t um[NC + 1], um2[NC];
+  std::fill(um, um + NC + 1, ~uint64_t(0));
+  std::fill(um2, um2 + NC, ~uint64_t(0));
+  run(um, um2, 0, whole);
+  if (whole < steps) {
+    for (int j = 0; j < NC; j++) um[j] = t.chunk[j].user_lanes, um2[j] = t.chunk[j].user_lanes2;
+    um[NC] = t.chunk[NC - 1].user_lanes2;
+    run(um, um2, whole, steps);
+  }
+  return s;
+}
+
+template <int Lane, int NC, bool Shared>
+char *k_vec_groups_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
+  return groups_pack(n, base, s, i0, i1, [&n](char *p, char *out, int64_t steps, int64_t step) {
+    return group_steps<Lane, NC, Shared>(Shared ? *n.groups->packing : *n.groups, p, out, steps,
+                                         step);
+  });
+}
+
+template <int Lane, bool Shared>
+Kernel groups_kernel(int nc) {
+  switch (nc) {
+    case 1: return k_vec_groups_pack<Lane, 1, Shared>;
+    case 2: return k_vec_groups_pack<Lane, 2, Shared>;
+    case 3: return k_vec_groups_pack<Lane, 3, Shared>;
+    case 4: return k_vec_groups_pack<Lane, 4, Shared>;
+    case 5: return k_vec_groups_pack<Lane, 5, Shared>;
+    case 6: return k_vec_groups_pack<Lane, 6, Shared>;
+    case 7: return k_vec_groups_pack<Lane, 7, Shared>;
+    default: return k_vec_groups_pack<Lane, kMaxChunks, Shared>;
+  }
+}
+
+template <int Lane>
+Kernel groups_kernel(const ChunkTable &g) {
+  return g.packing ? groups_kernel<Lane, true>(g.chunks) : groups_kernel<Lane, false>(g.chunks);
+}
+
+// The packing kernel of a group table.  Its pieces (and its packing
+// table's) are whole registers in stream order from two-register windows:
+// make_group_table keeps only such tables.
+Kernel groups_kernel(const ChunkTable &g) {
+#if HWY_TARGET == HWY_AVX3_DL
+  if (g.lane == 1) return groups_kernel<1>(g);
+#endif
+  return groups_kernel<4>(g);
 }
 #endif
 #endif
@@ -2374,7 +2465,7 @@ bool pick_permute([[maybe_unused]] Node &n) {
 #ifdef LOOM_HAVE_TWO_SOURCE
     if (!n.permute->pair_lanes) {
       n.groups = make_group_table(n, n.permute->lane);
-      if (n.groups) n.pack_rest = n.pack, n.pack = k_vec_groups_pack;
+      if (n.groups) n.pack_rest = n.pack, n.pack = groups_kernel(*n.groups);
     }
 #endif
     return true;
@@ -2438,7 +2529,7 @@ void pack_in_pairs([[maybe_unused]] Node &n) {
   }
 #endif
 #ifdef LOOM_HAVE_TWO_SOURCE
-  if (n.groups) n.pack_rest = n.pack, n.pack = k_vec_groups_pack;
+  if (n.groups) n.pack_rest = n.pack, n.pack = groups_kernel(*n.groups);
   if (n.chunks) n.pack = n.kind == Kind::Vec ? k_vec_chunks<true> : k_idx_chunks<true>;
   // Pairs whose packed bytes fill whole registers (16, 32 or 64 bytes a
   // pair) have a streaming alternative instead (LineStream, from
@@ -3117,7 +3208,7 @@ void select_base_kernels(Node &n) {
         // bytes by the row's one masked store each (the loop's two
         // moves: 0.75-0.98x as fast; 49-64 bytes 0.73-0.93x by the row;
         // 2 KiB, AMD EPYC Zen 4 VM), and keeps its groups of blocks
-        // (make_group_table, from 16 KiB) over the loop.
+        // (make_group_table, from 8 KiB) over the loop.
         const int64_t b = c->count;
         const bool near = n.stride < kFarStride && n.stride > -kFarStride;
         const Kernel row_unpack = n.unpack;

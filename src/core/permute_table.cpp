@@ -308,7 +308,8 @@ std::shared_ptr<const ChunkTable> make_group_table(const Node &vec, int lane) {
       chunk_table(repeated(one, m, vec.stride), m * P, 64, lane, 2, m * vec.stride);
   // Only where every piece fills its register: a group whose registers
   // each need two pieces (5 doubles of every 13) packed 5-10% slower than
-  // the moves.
+  // the moves.  Its windows are two registers (as its packing table's):
+  // the groups' kernels (kernels.cpp group_steps) take no other.
   if (!t || t->chunks * 64 != m * P) return nullptr;
   t->instances = m;
   t->align = StreamAlign(P, 64);

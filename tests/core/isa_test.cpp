@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <random>
 #include <set>
@@ -24,6 +25,7 @@
 #include "jit_moves.hpp"
 #include "loom.h"
 #include "loom_handle.hpp"
+#include "permute_table.hpp"
 #include "run_seed.hpp"
 #include "setting_text.hpp"
 #include "step_table.hpp"
@@ -272,7 +274,7 @@ std::pair<TypeSpecPtr, int64_t> rising_runs(std::mt19937_64 &rng) {
 
 // MPI_Type_vector's blocks: one block of 1 to 24 elements of 1, 2, 4 or 8
 // bytes at a stride of up to twice its length or 8 elements more, up to
-// 32 KiB of them (packed a group of instances a step from 16 KiB where
+// 32 KiB of them (packed a group of instances a step from 8 KiB where
 // their bytes fill whole registers, kernels.cpp k_vec_groups_pack, or,
 // blocks of up to 31 bytes, a few a step into 32-byte registers, some
 // only from 8 KiB, k_vec_steps_pack).
@@ -736,6 +738,73 @@ TEST(Isa, RowsOfWordsPackByStepsReadingOnlyTheirPages) {
                                                (size_t)uni(0, reference_layout(*t).size), rng);
         return e.empty() ? "" : e + "\n  type: " + describe(*t);
       });
+}
+
+// A layout that may pack by groups of consecutive instances: strided
+// blocks of 1 to 24 elements of 1, 2, 4 or 8 bytes up to 32 KiB, or an
+// index pattern of 1 to 6 runs of 1 to 4 elements, gaps of up to 3,
+// repeated up to 16 KiB; half the time a multiple of 64 instances, which
+// ends the message with a whole group (a group's instances divide 64).
+TypeSpecPtr group_candidate(std::mt19937_64 &rng) {
+  const Uniform uni{rng};
+  static const loom_prim kPrims[] = {LOOM_BYTE, LOOM_SHORT, LOOM_FLOAT, LOOM_DOUBLE};
+  const int which = (int)uni(0, 3);
+  const int64_t size = int64_t(1) << which;
+  auto count = [&](int64_t most) {
+    const int64_t n = uni(1, most);
+    return uni(0, 1) ? std::max<int64_t>(64, n / 64 * 64) : n;
+  };
+  if (uni(0, 1)) {
+    const int64_t b = uni(1, 24), st = b + uni(1, b + 8);
+    return hvector(count((32 << 10) / (b * size)), 1, st * size, contig(b, prim(kPrims[which])));
+  }
+  std::vector<int64_t> disp, bl;
+  int64_t at = uni(0, 2), packed = 0;
+  for (int64_t k = uni(1, 6); k > 0; --k) {
+    disp.push_back(at), bl.push_back(uni(1, 4));
+    packed += bl.back() * size;
+    at += bl.back() + uni(0, 3);
+  }
+  return contig(count((16 << 10) / packed),
+                resized(indexed(bl, disp, prim(kPrims[which])), 0, (at + uni(0, 2)) * size));
+}
+
+// Packing groups of consecutive instances a step into whole registers
+// (AVX-512: make_group_table, kernels.cpp group_steps) loads windows of
+// two registers that read the gaps and into the next instances, never
+// past the range's last byte, with the stream aligned first from 8 KiB
+// and the last instances left to the kernel the groups replaced.  On the
+// AVX-512 sets, layouts drawn (group_candidate) until one packs by groups,
+// from shared windows and from each piece's own (both met on every such
+// set); on the others, as drawn.  The last byte at a page's end and
+// inaccessible pages wherever the typemap has none, packed whole and in
+// two ranges, give the reference interpreter's bytes (page_exact_trial).
+TEST(Isa, GroupsOfInstancesReadOnlyTheirPages) {
+  std::map<std::string, std::set<bool>> met;  // per set: shared windows or not
+  on_every_set(
+      "Isa.GroupsOfInstancesReadOnlyTheirPages", static_cast<int>(60 * test_scale()),
+      [&met](std::mt19937_64 &rng, int, uint64_t) -> std::string {
+        const Uniform uni{rng};
+        const bool avx512 = std::string(loom_isa()).rfind("avx512", 0) == 0;
+        TypeSpecPtr t = group_candidate(rng);
+        for (int tries = 0; avx512 && tries < 1000; ++tries, t = group_candidate(rng)) {
+          Type lt = committed(t);
+          if (!lt) return "commit failed\n  type: " + describe(*t);
+          const loom::PlanRef r = loom::plan_for(lt.get(), 1);
+          if (r.node->groups) {
+            met[loom_isa()].insert(r.node->groups->packing != nullptr);
+            break;
+          }
+        }
+        const std::string e = page_exact_trial(t, ending_at_a_page(*t),
+                                               (size_t)uni(0, reference_layout(*t).size), rng);
+        return e.empty() ? "" : e + "\n  type: " + describe(*t);
+      });
+  for (const std::string &name : runnable()) {
+    if (name.rfind("avx512", 0) == 0) {
+      EXPECT_EQ(met[name].size(), 2u) << name;
+    }
+  }
 }
 
 // Long contiguous copies (long_copy-inl.hpp: loom_copy, each kernel set's
