@@ -1970,22 +1970,26 @@ char *k_idx_chunks(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 // Strided blocks (MPI_Type_vector) of whole words that one move does not
 // take (12, 20-28, 40-60 bytes) pack by groups too, as the vectoriser
 // packs a hand loop's: 64 KiB of random ones 1.14-1.36x faster than by
-// the row of moves, 16 KiB 1.15-1.5x (but 0.93x on one); at 8 KiB
-// 0.91-1.29x (geometric mean 1.02), at 4 KiB 0.83-1.23x (1.00), at 2 KiB
-// 0.72-0.97x: from L1 the moves are as fast and a call's fixed cost
-// counts (in-process A/B, Intel Xeon VM, with group_steps).  So ranges of
-// fewer packed bytes than kBlockGroupsFrom keep the
+// the row of moves, 16 KiB 1.15-1.5x (but 0.93x on one), 12 KiB
+// 1.11-1.17x; below, from L1, the moves are as fast and a call's fixed
+// cost counts, more so where each piece loads a window of its own: those
+// at 8 KiB 0.91-1.04x, at 4 KiB 0.83-0.93x, where groups from shared
+// windows (the `packing` table, NC + 1 loads a step) ran 1.06-1.23x at
+// 4 KiB and 1.02-1.24x at 5-7 KiB, at 2 KiB 0.85-0.97x (in-process A/B,
+// Intel Xeon VM, with group_steps).  So ranges of fewer packed bytes than
+// kBlockGroupsFrom (kSharedBlockGroupsFrom from shared windows) keep the
 // moves, unless a group is one register (one piece: 2 floats of every 3,
 // 2 bytes of every 3), whose first and last instances cost least: those
 // packed 1.18-1.30x faster by groups at 2 and 8 KiB (in-process A/B, AMD
 // EPYC Zen 4 VM).
-constexpr int64_t kBlockGroupsFrom = 8 << 10;
+constexpr int64_t kBlockGroupsFrom = 8 << 10, kSharedBlockGroupsFrom = 4 << 10;
 constexpr int64_t kGroupsAlignFrom = 8 << 10;
 template <class Steps>
 inline char *groups_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i1, Steps steps) {
   const ChunkTable &t = *n.groups;
   const int64_t bytes = (i1 - i0) * n.child->packed;
-  if (n.child->kind == Kind::Block && t.chunks > 1 && bytes < kBlockGroupsFrom)
+  if (n.child->kind == Kind::Block && t.chunks > 1 &&
+      bytes < (t.packing ? kSharedBlockGroupsFrom : kBlockGroupsFrom))
     return n.pack_rest(n, base, s, i0, i1);
   const int64_t first = bytes < kGroupsAlignFrom ? 0 : t.align.first((uintptr_t)s);
   if (const int64_t k = std::min(first, i1 - i0)) s = n.pack_rest(n, base, s, i0, i0 + k), i0 += k;
@@ -3208,7 +3212,7 @@ void select_base_kernels(Node &n) {
         // bytes by the row's one masked store each (the loop's two
         // moves: 0.75-0.98x as fast; 49-64 bytes 0.73-0.93x by the row;
         // 2 KiB, AMD EPYC Zen 4 VM), and keeps its groups of blocks
-        // (make_group_table, from 8 KiB) over the loop.
+        // (make_group_table, from 4-8 KiB) over the loop.
         const int64_t b = c->count;
         const bool near = n.stride < kFarStride && n.stride > -kFarStride;
         const Kernel row_unpack = n.unpack;

@@ -274,7 +274,7 @@ std::pair<TypeSpecPtr, int64_t> rising_runs(std::mt19937_64 &rng) {
 
 // MPI_Type_vector's blocks: one block of 1 to 24 elements of 1, 2, 4 or 8
 // bytes at a stride of up to twice its length or 8 elements more, up to
-// 32 KiB of them (packed a group of instances a step from 8 KiB where
+// 32 KiB of them (packed a group of instances a step from 4-8 KiB where
 // their bytes fill whole registers, kernels.cpp k_vec_groups_pack, or,
 // blocks of up to 31 bytes, a few a step into 32-byte registers, some
 // only from 8 KiB, k_vec_steps_pack).
