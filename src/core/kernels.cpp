@@ -1973,7 +1973,7 @@ char *k_idx_chunks(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 // the row of moves, 16 KiB 1.15-1.5x (but 0.93x on one), 12 KiB
 // 1.11-1.17x; below, from L1, the moves are as fast and a call's fixed
 // cost counts, more so where each piece loads a window of its own: those
-// at 8 KiB 0.91-1.04x, at 4 KiB 0.83-0.93x, where groups from shared
+// at 8 KiB 0.91-1.04x, at 4 KiB 0.83-0.93x, whereas groups from shared
 // windows (the `packing` table, NC + 1 loads a step) ran 1.06-1.23x at
 // 4 KiB and 1.02-1.24x at 5-7 KiB, at 2 KiB 0.85-0.97x (in-process A/B,
 // Intel Xeon VM, with group_steps).  So ranges of fewer packed bytes than
