@@ -1650,6 +1650,26 @@ inline auto rest_by_pack_rest(const Node &n, char *base) {
   return [&n, base](char *s, int64_t i, int64_t end) { return n.pack_rest(n, base, s, i, end); };
 }
 
+// Before the steps of a kernel that stores whole registers (groups,
+// register steps), in ranges of kAlignedFrom packed bytes or more: the
+// instances that bring the stream to a multiple of the registers' width
+// (`align`), moved by the kernel the steps replaced (Node::pack_rest), so
+// that no step's store is split across cache lines; i0 advances past
+// them.  Below, from L1, that call cost more than split stores (3 floats
+// of every 5 at 8 KiB packed by register steps 1.14x the moves' speed
+// with the stores where the stream put them, 1.25x aligned; at 2 KiB 24
+// bytes of every 30 0.81x the moves aligned, 0.93x not; random index
+// patterns by groups at 2-4 KiB 1.04-1.19x faster not aligned, at 8 KiB
+// as fast, at 16-32 KiB 0.77-1.00x; in-process A/B, Intel Xeon VM).
+constexpr int64_t kAlignedFrom = 8 << 10;
+inline char *aligned_head(const Node &n, const StreamAlign &align, char *base, char *s,
+                          int64_t &i0, int64_t i1) {
+  if ((i1 - i0) * n.child->packed < kAlignedFrom) return s;
+  if (const int64_t k = std::min(align.first((uintptr_t)s), i1 - i0))
+    s = n.pack_rest(n, base, s, i0, i0 + k), i0 += k;
+  return s;
+}
+
 // A strided loop: per_vector consecutive instances per register; the last
 // few in one step of masks cut to them, or (unpacking where instances
 // overlap) the child's kernel each.
@@ -1957,15 +1977,12 @@ char *k_idx_chunks(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 // 14-22 bytes, 2-4 runs: 1.2-1.4x faster).  The instances after the
 // range's last whole group (up to 63 of a 3-byte pattern) take the kernel
 // the groups replaced (pack_rest), in one call, not the child's kernel
-// one instance a call; so do the first few, up to where the stream is at
-// a multiple of 64 bytes: the steps' stores are then whole cache lines
-// (blocks of 3 doubles of every 4 at 64 KiB: 1.2x faster with the stream
-// at a multiple of 64 bytes than 8 to 48 bytes past one, where the groups
-// had been no faster than the moves; Intel Xeon VM).  Not in ranges of
-// fewer than kGroupsAlignFrom packed bytes, from L1, where that call cost
-// more than the split stores: random index patterns at 2-4 KiB packed
-// 1.04-1.19x faster without it, at 8 KiB as fast, at 16-32 KiB 0.77-1.00x
-// (in-process A/B, Intel Xeon VM).
+// one instance a call; so do the first few from 8 KiB, up to where the
+// stream is at a multiple of 64 bytes (aligned_head): the steps' stores
+// are then whole cache lines (blocks of 3 doubles of every 4 at 64 KiB:
+// 1.2x faster with the stream at a multiple of 64 bytes than 8 to 48
+// bytes past one, where the groups had been no faster than the moves;
+// Intel Xeon VM).
 //
 // Strided blocks (MPI_Type_vector) of whole words that one move does not
 // take (12, 20-28, 40-60 bytes) pack by groups too, as the vectoriser
@@ -1983,16 +2000,13 @@ char *k_idx_chunks(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
 // packed 1.18-1.30x faster by groups at 2 and 8 KiB (in-process A/B, AMD
 // EPYC Zen 4 VM).
 constexpr int64_t kBlockGroupsFrom = 8 << 10, kSharedBlockGroupsFrom = 4 << 10;
-constexpr int64_t kGroupsAlignFrom = 8 << 10;
 template <class Steps>
 inline char *groups_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i1, Steps steps) {
   const ChunkTable &t = *n.groups;
-  const int64_t bytes = (i1 - i0) * n.child->packed;
   if (n.child->kind == Kind::Block && t.chunks > 1 &&
-      bytes < (t.packing ? kSharedBlockGroupsFrom : kBlockGroupsFrom))
+      (i1 - i0) * n.child->packed < (t.packing ? kSharedBlockGroupsFrom : kBlockGroupsFrom))
     return n.pack_rest(n, base, s, i0, i1);
-  const int64_t first = bytes < kGroupsAlignFrom ? 0 : t.align.first((uintptr_t)s);
-  if (const int64_t k = std::min(first, i1 - i0)) s = n.pack_rest(n, base, s, i0, i0 + k), i0 += k;
+  s = aligned_head(n, t.align, base, s, i0, i1);
   return by_steps(n, base, s, i0, i1, t.instances, steps, rest_by_pack_rest(n, base));
 }
 
@@ -2196,7 +2210,6 @@ char *narrow_steps(const StepTable &t, const char *u, char *s, int64_t steps, in
   return s;
 }
 
-constexpr int64_t kStepsAlignedFrom = 8 << 10;
 constexpr int64_t kStepsCostlyFrom = 8 << 10;
 // R = 0: by the compiled steps (StepTable::code).
 template <int R, int Lane, bool Three>
@@ -2205,14 +2218,7 @@ char *k_vec_steps_pack(const Node &n, char *base, char *s, int64_t i0, int64_t i
   const int64_t st = n.stride, m = t.instances, step = m * st;
   const int64_t b = n.child->packed;
   if ((i1 - i0) * b < t.from) return n.pack_rest(n, base, s, i0, i1);
-  // From 8 KiB, stores at multiples of 32 bytes, each in one cache line:
-  // 3 floats of every 5 at 8 KiB packed 1.14x the moves' speed with the
-  // steps' stores where the stream put them, 1.25x so; at 2 KiB the
-  // instances moved first cost more (24 bytes of every 30 0.81x the moves
-  // -> 0.93x without; four placements in a line, in-process A/B).
-  if ((i1 - i0) * b >= kStepsAlignedFrom)
-    if (const int64_t first = std::min(t.align.first((uintptr_t)s), i1 - i0))
-      s = n.pack_rest(n, base, s, i0, i0 + first), i0 += first;
+  s = aligned_head(n, t.align, base, s, i0, i1);  // stores at multiples of 32 bytes
   // Whole steps whose loads end within the range's bytes (a shift: m is a
   // power of two; a division cost a fifth of a 2 KiB pack's time).
   const int64_t span = (i1 - i0 - 1) * st + t.last;
