@@ -321,10 +321,10 @@ std::shared_ptr<const ChunkTable> make_group_table(const Node &vec, int lane) {
   // each need two pieces (5 doubles of every 13) packed 5-10% slower than
   // the moves.  Its windows are two registers (as its packing table's):
   // the groups' kernels (kernels.cpp group_steps) take no other.  On the
-  // register grid where every piece fills its register so: 5 doubles of
-  // every 7 (16 KiB) packed 1.1x faster than from windows at each
-  // piece's first byte (0.78 -> 0.87x the hand loop), 7 floats of every
-  // 8 1.15x (Intel Xeon VM).
+  // register grid where every piece fills its register so: at 16 KiB, 20
+  // shorts of every 28 packed 1.12x faster than from windows at each
+  // piece's first byte, 5 doubles of every 7 1.06x, the other strided
+  // blocks of a random sweep unmoved (in-process A/B, Intel Xeon VM).
   auto fills = [&](Windows at) {
     auto t = chunk_table(repeated(one, m, vec.stride), m * P, 64, lane, 2, m * vec.stride, at);
     return t && t->chunks * 64 == m * P ? t : nullptr;
