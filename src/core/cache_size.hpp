@@ -1,8 +1,11 @@
-// The size of the CPU's last-level cache: where a streamed (non-temporal)
-// pack stops costing its reader.  A stream written past the caches is read
-// back from memory by whoever consumes it next (the MPI's copy to a peer,
-// the NIC's DMA), so packing by non-temporal stores pays only where the
-// stream would not have stayed in cache anyway (streaming_from).
+// The sizes of the CPU's caches.  The last level's: where a streamed
+// (non-temporal) pack stops costing its reader.  A stream written past the
+// caches is read back from memory by whoever consumes it next (the MPI's
+// copy to a peer, the NIC's DMA), so packing by non-temporal stores pays
+// only where the stream would not have stayed in cache anyway
+// (streaming_from).  The first level's data cache: where a loop whose
+// stores fill whole registers starts to beat one that moves a block at a
+// time with fewer instructions (kernels.cpp blocks_by_threes).
 #pragma once
 
 #include <cstdint>
@@ -21,6 +24,10 @@ constexpr int64_t kFromMemory = int64_t(1) << 20;
 /// report what their host tells them: glibc's CPUID reading gave 320 MiB
 /// on the 2-core Zen 4 VM whose sysfs says 32 MiB.
 int64_t last_level_cache_bytes();
+
+/// Bytes of cpu0's level 1 data cache (Linux sysfs; else sysconf; else
+/// 32 KiB), read once.
+int64_t l1_data_cache_bytes();
 
 /// Messages of this many bytes or more may pack by non-temporal stores: a
 /// quarter of the last-level cache, at least kFromMemory (kernels.cpp).

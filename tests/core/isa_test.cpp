@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "cache_size.hpp"
 #include "differential.hpp"
 #include "isa.hpp"
 #include "jit_moves.hpp"
@@ -734,6 +735,32 @@ TEST(Isa, RowsOfWordsPackByStepsReadingOnlyTheirPages) {
         const int64_t row_st = row + std::max<int64_t>(0, gaps[uni(0, 3)]) / w * w;
         const TypeSpecPtr t =
             hvector(uni(1, 300), 1, row_st, hvector(k, 1, st, contig(b, prim(p))));
+        const std::string e = page_exact_trial(t, ending_at_a_page(*t),
+                                               (size_t)uni(0, reference_layout(*t).size), rng);
+        return e.empty() ? "" : e + "\n  type: " + describe(*t);
+      });
+}
+
+// Strided blocks of 12 and 24 bytes whose reads and stream outgrow L1
+// pack with AVX-512 eight or sixteen a step into three whole registers
+// (kernels.cpp blocks_by_threes): each block's 16 or 32 bytes are loaded,
+// so a step reads past its blocks, into the gaps or the next blocks,
+// never past the range's last block.  Elements of 1 to 8 bytes, strides
+// of a block (half the time at most two) to a page,
+// more blocks than L1 holds, the last byte at a page's end and
+// inaccessible pages wherever the typemap has none, packed whole and in
+// two ranges, give the reference interpreter's bytes (page_exact_trial).
+TEST(Isa, BlocksOfTwelveAndTwentyFourBytesReadOnlyTheirPages) {
+  on_every_set(
+      "Isa.BlocksOfTwelveAndTwentyFourBytesReadOnlyTheirPages",
+      static_cast<int>(40 * test_scale()), [](std::mt19937_64 &rng, int, uint64_t) -> std::string {
+        const Uniform uni{rng};
+        static const loom_prim kPrims[] = {LOOM_BYTE, LOOM_SHORT, LOOM_FLOAT, LOOM_DOUBLE};
+        const int64_t b = uni(0, 1) ? 12 : 24;
+        const int which = (int)uni(0, b == 24 ? 3 : 2), size = 1 << which;
+        const int64_t st = (uni(0, 3) ? uni(b, 4096) : uni(b, 2 * b)) / size * size;
+        const int64_t n = loom::l1_data_cache_bytes() / (st + b) + uni(1, 600);
+        const TypeSpecPtr t = hvector(n, 1, st, contig(b / size, prim(kPrims[which])));
         const std::string e = page_exact_trial(t, ending_at_a_page(*t),
                                                (size_t)uni(0, reference_layout(*t).size), rng);
         return e.empty() ? "" : e + "\n  type: " + describe(*t);
