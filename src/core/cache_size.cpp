@@ -15,11 +15,14 @@ namespace {
 // type `kind` ("Unified", "Data") and, where `level` is not 0, that level.
 int64_t sysfs_cache_bytes(int index, const char *kind, int level = 0) {
   const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
-  std::ifstream type(dir + "type"), size(dir + "size"), lvl(dir + "level");
+  std::ifstream type(dir + "type"), size(dir + "size");
   std::string t, s;
-  int l = 0;
   if (!(type >> t) || t != kind || !(size >> s) || s.empty()) return 0;
-  if (level && (!(lvl >> l) || l != level)) return 0;
+  if (level) {
+    std::ifstream lvl(dir + "level");
+    int l = 0;
+    if (!(lvl >> l) || l != level) return 0;
+  }
   int64_t v = 0;
   size_t i = 0;
   for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) v = v * 10 + (s[i] - '0');
@@ -38,20 +41,15 @@ int64_t measure() {
   return int64_t(32) << 20;
 }
 
-int64_t measure_l1() {
+}  // namespace
+
+int64_t measure_l1_data_cache_bytes() {
   for (int i = 0; i < 8; ++i)
     if (const int64_t v = sysfs_cache_bytes(i, "Data", 1)) return v;
 #ifdef _SC_LEVEL1_DCACHE_SIZE
   if (const long v = sysconf(_SC_LEVEL1_DCACHE_SIZE); v > 0) return v;
 #endif
   return int64_t(32) << 10;
-}
-
-}  // namespace
-
-int64_t l1_data_cache_bytes() {
-  static const int64_t bytes = measure_l1();
-  return bytes;
 }
 
 int64_t last_level_cache_bytes() {

@@ -26,8 +26,15 @@ constexpr int64_t kFromMemory = int64_t(1) << 20;
 int64_t last_level_cache_bytes();
 
 /// Bytes of cpu0's level 1 data cache (Linux sysfs; else sysconf; else
-/// 32 KiB), read once.
-int64_t l1_data_cache_bytes();
+/// 32 KiB).
+int64_t measure_l1_data_cache_bytes();
+/// The same, measured at first use, not where the library loads.  Inline:
+/// a kernel's check then costs a load and a branch, where a call cost
+/// strided blocks of 12 and 24 bytes 1-2% at 2 KiB (kernels.cpp k_vec_blk).
+inline int64_t l1_data_cache_bytes() {
+  static const int64_t bytes = measure_l1_data_cache_bytes();
+  return bytes;
+}
 
 /// Messages of this many bytes or more may pack by non-temporal stores: a
 /// quarter of the last-level cache, at least kFromMemory (kernels.cpp).

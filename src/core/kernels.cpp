@@ -612,7 +612,7 @@ char *k_block(const Node &, char *base, char *s, int64_t i0, int64_t i1) {
 // past (W - B bytes each) lie before the next block's end; the row's last
 // block is never in a step, so every byte read lies between the row's
 // first and last byte, on the row's pages where the stride is at most a
-// page (see wide_move).  Returns s advanced; i0 past the steps.
+// page (see wide_move).  Returns s advanced; p and i0 past the steps.
 // From L1 a step's inserts and permutes (all on one port of the Intel VM)
 // cost more than the wide moves' stores: where the range's blocks and
 // stream fit L1 (below), 0.82-0.97x as fast at 2-10 KiB; beyond it, 3
@@ -620,7 +620,7 @@ char *k_block(const Node &, char *base, char *s, int64_t i0, int64_t i1) {
 // 16 KiB, 1.05-1.24x at 128 KiB, 6 shorts of every 13 1.14-1.15x
 // (in-process A/B, Intel Xeon VM).
 template <int B>
-inline char *blocks_by_threes(char *p, char *s, int64_t &i0, int64_t i1, int64_t st) {
+inline char *blocks_by_threes(char *&p, char *s, int64_t &i0, int64_t i1, int64_t st) {
   constexpr int W = B == 24 ? 32 : 16, K = 64 / W, M = 4 * K;  // blocks a register, a step
   // Store j's lanes (8 bytes for 24-byte blocks, 4 for 12) in registers j
   // and j + 1 (lanes 0-7 or 0-15 the first's, the rest the second's).
@@ -659,25 +659,14 @@ inline char *blocks_by_threes(char *p, char *s, int64_t &i0, int64_t i1, int64_t
 }
 #endif
 
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-// L1's size, read where the library loads: a call each time (the size's
-// first-use guard) cost blocks of 12 and 24 bytes 1-2% at 2 KiB, where
-// the check alone costs them 1-2% against no check (in-process A/B,
-// Intel Xeon VM).
-const int64_t kL1Bytes = l1_data_cache_bytes();
-#endif
-
 template <bool Pack, int B>
 char *k_vec_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   const int64_t b = B > 0 ? B : n.child->count, st = n.stride;
   char *p = base + i0 * st;
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
   if constexpr (Pack && (B == 24 || B == 12)) {  // the blocks and the stream outgrow L1
-    if (st >= 8 && st <= kPage && (i1 - i0) * (st + B) >= kL1Bytes) {
-      const int64_t from = i0;
+    if (st >= 8 && st <= kPage && (i1 - i0) * (st + B) >= l1_data_cache_bytes())
       s = blocks_by_threes<B>(p, s, i0, i1, st);
-      p += (i0 - from) * st;
-    }
   }
 #endif
   if constexpr (Pack && (B == 4 || B == 8)) {
