@@ -42,11 +42,12 @@ struct JitCode {
 
 /// The loops for the moves of one instance of a leaf (RunMoves), instances
 /// `stride` bytes apart (or, `indexed`, at a list of displacements) and
-/// `packed` bytes each in the stream; 32-byte moves as one AVX move where
-/// `avx` (the kernel set has AVX2), else as two SSE2 ones.  Null where
-/// compiling is off or impossible.
+/// `packed` bytes each in the stream, by registers of up to `vector_bytes`
+/// (the kernel set's: 16 SSE2, 32 AVX2, 64 AVX-512, where runs of 64
+/// bytes or more move 64 at a time).  Null where compiling is off or
+/// impossible.
 std::shared_ptr<const JitCode> jit_moves(const RunMoves &moves, int64_t stride, int64_t packed,
-                                         bool avx, bool indexed = false);
+                                         int vector_bytes, bool indexed = false);
 
 /// AVX-512VL (VBMI for byte lanes): a step table's whole steps, `step`
 /// user bytes apart, as `pack` (its `count` the steps, `disp` unused):

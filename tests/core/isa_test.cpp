@@ -486,6 +486,56 @@ TEST(Isa, SmallRepeatingPatternsTouchOnlyTheirPages) {
                });
 }
 
+// Leaves of one to four runs of 1 to 400 bytes (lengths about 32, 64,
+// 96, 128 and 192 among them) of 1-, 2-, 4- or 8-byte elements,
+// repeated: compiled loops (x86-64, LOOM_JIT on) move runs of 64 bytes or
+// more by 64-byte registers on AVX-512, each run's last move ending at
+// its end over bytes the one before moved (jit_moves.cpp by_zmm).  Every
+// set, with inaccessible pages at both ends of the user's bytes and of
+// the stream, whole and in two ranges, unpacking leaving the gaps
+// (fenced_trial).
+TEST(Isa, LongRunsOfCompiledLoopsOnEverySet) {
+  int compiled = 0;
+  on_every_set(
+      "Isa.LongRunsOfCompiledLoopsOnEverySet", static_cast<int>(80 * test_scale()),
+      [&compiled](std::mt19937_64 &rng, int, uint64_t) -> std::string {
+        const Uniform uni{rng};
+        static const loom_prim kPrims[] = {LOOM_BYTE, LOOM_SHORT, LOOM_FLOAT, LOOM_DOUBLE};
+        static const int64_t kEdges[] = {31, 32, 33, 63, 64, 65, 95, 96, 97, 127, 128, 129, 191, 192, 193};
+        const int which = (int)uni(0, 3);
+        std::vector<int64_t> bl, disp;  // in elements
+        for (int64_t r = uni(1, 4), at = uni(0, 3); r > 0; --r) {
+          const int64_t bytes = uni(0, 1) ? kEdges[uni(0, 14)] : uni(1, 400);
+          bl.push_back(std::max<int64_t>(1, bytes >> which));
+          disp.push_back(at);
+          at += bl.back() + uni(1, 40);
+        }
+        const int64_t end = disp.back() + bl.back();
+        TypeSpecPtr spec =
+            resized(indexed(bl, disp, prim(kPrims[which])), 0, (end + uni(0, 8)) << which);
+        const Layout lay = reference_layout(*spec);
+        const int64_t count = uni(1, std::max<int64_t>(2, (16 << 10) / lay.size));
+        Type t = committed(spec);
+        if (!t) return "commit failed: " + describe(spec);
+        compiled += loom::plan_for(t.get(), count).node->jit != nullptr;
+        int64_t lo, hi;
+        reference_span(lay, count, &lo, &hi);
+        const size_t cut = (size_t)uni(0, lay.size * count);
+        for (bool at_end : {true, false}) {
+          const std::string e = fenced_trial(lay, count, t.get(), lo, hi, cut, at_end, rng);
+          if (!e.empty())
+            return e + (at_end ? ", fenced after" : ", fenced before") + ", count " +
+                   std::to_string(count) + "\n  type: " + describe(spec);
+        }
+        return "";
+      });
+#if defined(__x86_64__)
+  if (loom::jit_enabled()) {
+    EXPECT_GT(compiled, 0);
+  }
+#endif
+}
+
 // One instance of `t` in memory where only the pages holding its typemap's
 // bytes are accessible, the first of them `first` bytes into the memory:
 // packed whole and in two ranges split at `cut`, then unpacked, it gives
