@@ -505,16 +505,12 @@ std::shared_ptr<const JitCode> compile(const RunMoves &moves, int32_t stride, in
       loop_code(moves, stride, packed, true, vector_bytes, indexed, &stores);
   const std::vector<uint8_t> u = loop_code(moves, stride, packed, false, vector_bytes, indexed);
   RegisterGroups groups;
-  if (vector_bytes >= 32 && !indexed) {
-    // Against the stores of 32-byte moves, which the groups' registers
-    // are, even where 64-byte moves take fewer: 80-byte blocks 28 or 12
-    // doubles apart packed 1.02-1.3x faster by groups (5 stores for two
-    // blocks) than by a 64- and a 16-byte move each (in-process A/B,
-    // Intel Xeon VM, 2 KiB).
-    int64_t stores32 = stores;
-    if (vector_bytes == 64) stores32 = 0, loop_code(moves, stride, packed, true, 32, false, &stores32);
-    groups = register_groups(moves, stride, packed, stores32);
-  }
+  // Against the loop's own stores: with 64-byte moves the groups lose
+  // blocks of 80 bytes (a 64- and a 16-byte move against 2.5 registers),
+  // which then packed 1.02-1.10x faster at 2 KiB (in-process A/B, four
+  // placements, Intel Xeon VM), random wide and strided blocks 1.00x at 2
+  // and 16 KiB.
+  if (vector_bytes >= 32 && !indexed) groups = register_groups(moves, stride, packed, stores);
   const size_t at = (image.size() + 63) / 64 * 64, at_groups = (at + u.size() + 63) / 64 * 64;
   image.resize(at, 0xCC);
   image.insert(image.end(), u.begin(), u.end());
