@@ -54,6 +54,10 @@ struct loom_type_s {
   // Set once `plan` is built (type_plan's fast path: every pack and unpack
   // asks for the plan, and std::call_once costs four TLS accesses a call).
   mutable std::atomic<bool> plan_ready{false};
+  // Set at commit: the plan of one instance where a message of one
+  // instance runs its root's one kernel untimed ([0] unpacking, [1]
+  // packing), else null: loom_pack's first test (capi.cpp).
+  std::atomic<const loom::Node *> one_instance[2] = {};
   // Plans of `count` instances for the first counts asked for: repeated
   // calls with one count neither allocate nor touch a reference count.
   // Slots are published once (plan before count) and live with the type.

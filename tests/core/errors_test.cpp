@@ -101,6 +101,43 @@ TEST(Errors, ShortOutputTruncatesWithoutWriting) {
   EXPECT_TRUE(out.guard_error().empty());
 }
 
+// One instance of a committed type takes loom_pack's first test (capi.cpp
+// whole_message): a position past the buffer, a null buffer or position,
+// too little room answer as they do for any count, and nothing is written;
+// a call that fits, at a position, moves the bytes and advances it.
+TEST(Errors, OneInstanceChecksAsAnyCall) {
+  Type t = sample();
+  ASSERT_TRUE(t);
+  int in[7] = {1, 2, 3, 4, 5, 6, 7};
+  Guarded out(24);
+  out.fill(0);
+  auto before = out.contents();
+  size_t pos = 25;
+  EXPECT_EQ(loom_pack(in, 1, t.get(), out.data(), 24, &pos), LOOM_ERR_ARG);
+  EXPECT_EQ(pos, 25u);
+  pos = 0;
+  EXPECT_EQ(loom_pack(nullptr, 1, t.get(), out.data(), 24, &pos), LOOM_ERR_ARG);
+  EXPECT_EQ(loom_pack(in, 1, t.get(), nullptr, 24, &pos), LOOM_ERR_ARG);
+  EXPECT_EQ(loom_unpack(out.data(), 24, nullptr, in, 1, t.get()), LOOM_ERR_ARG);
+  pos = 9;  // 15 bytes left of 24: one short
+  EXPECT_EQ(loom_pack(in, 1, t.get(), out.data(), 24, &pos), LOOM_ERR_TRUNCATE);
+  EXPECT_EQ(loom_unpack(out.data(), 24, &pos, in, 1, t.get()), LOOM_ERR_TRUNCATE);
+  EXPECT_EQ(pos, 9u);
+  EXPECT_EQ(out.contents(), before);
+  pos = 8;  // exactly 16 left
+  ASSERT_EQ(loom_pack(in, 1, t.get(), out.data(), 24, &pos), LOOM_OK);
+  EXPECT_EQ(pos, 24u);
+  const int want[4] = {1, 3, 5, 7};
+  EXPECT_EQ(std::memcmp(out.data() + 8, want, 16), 0);
+  int back[7] = {};
+  pos = 8;
+  ASSERT_EQ(loom_unpack(out.data(), 24, &pos, back, 1, t.get()), LOOM_OK);
+  EXPECT_EQ(pos, 24u);
+  const int expect[7] = {1, 0, 3, 0, 5, 0, 7};
+  EXPECT_EQ(std::memcmp(back, expect, sizeof back), 0);
+  EXPECT_TRUE(out.guard_error().empty()) << out.guard_error();
+}
+
 TEST(Errors, ShortInputTruncatesWithoutWriting) {
   Type t = sample();
   ASSERT_TRUE(t);
