@@ -101,11 +101,13 @@ TEST(Errors, ShortOutputTruncatesWithoutWriting) {
   EXPECT_TRUE(out.guard_error().empty());
 }
 
-// One instance of a committed type takes loom_pack's first test (capi.cpp
-// whole_message): a position past the buffer, a null buffer or position,
-// too little room answer as they do for any count, and nothing is written;
-// a call that fits, at a position, moves the bytes and advances it.
-TEST(Errors, OneInstanceChecksAsAnyCall) {
+// One instance of a committed type, or the count first folded, takes
+// loom_pack's first test (capi.cpp whole_message): a position past the
+// buffer, a null buffer or position, too little room answer as they do for
+// any count, and nothing is written; a call that fits, at a position, moves
+// the bytes and advances it.  A count folded before the commit
+// (loom_type_plan_string) still finds the type uncommitted.
+TEST(Errors, RepeatedMessagesCheckAsAnyCall) {
   Type t = sample();
   ASSERT_TRUE(t);
   int in[7] = {1, 2, 3, 4, 5, 6, 7};
@@ -136,6 +138,32 @@ TEST(Errors, OneInstanceChecksAsAnyCall) {
   const int expect[7] = {1, 0, 3, 0, 5, 0, 7};
   EXPECT_EQ(std::memcmp(back, expect, sizeof back), 0);
   EXPECT_TRUE(out.guard_error().empty()) << out.guard_error();
+
+  // Three instances (7 ints apart): 48 bytes, folded by the first call.
+  int in3[24];
+  for (int i = 0; i < 24; i++) in3[i] = i;
+  Guarded three(56);
+  for (int round = 0; round < 2; round++) {
+    pos = 8;
+    ASSERT_EQ(loom_pack(in3, 3, t.get(), three.data(), 56, &pos), LOOM_OK) << round;
+    EXPECT_EQ(pos, 56u);
+    const int want3[12] = {0, 2, 4, 6, 7, 9, 11, 13, 14, 16, 18, 20};
+    EXPECT_EQ(std::memcmp(three.data() + 8, want3, 48), 0) << round;
+    pos = 9;
+    EXPECT_EQ(loom_pack(in3, 3, t.get(), three.data(), 56, &pos), LOOM_ERR_TRUNCATE) << round;
+    EXPECT_EQ(loom_unpack(three.data(), 56, &pos, in3, 3, t.get()), LOOM_ERR_TRUNCATE);
+    pos = 57;
+    EXPECT_EQ(loom_pack(in3, 3, t.get(), three.data(), 56, &pos), LOOM_ERR_ARG) << round;
+    EXPECT_EQ(pos, 57u);
+  }
+  EXPECT_TRUE(three.guard_error().empty()) << three.guard_error();
+  Type u = uncommitted();
+  char plan[256];
+  EXPECT_GT(loom_type_plan_string(u.get(), 3, plan, sizeof plan), 0u);
+  pos = 0;
+  EXPECT_EQ(loom_pack(in3, 3, u.get(), three.data(), 56, &pos), LOOM_ERR_TYPE);
+  EXPECT_EQ(loom_unpack(three.data(), 56, &pos, in3, 3, u.get()), LOOM_ERR_TYPE);
+  EXPECT_EQ(pos, 0u);
 }
 
 TEST(Errors, ShortInputTruncatesWithoutWriting) {
