@@ -51,22 +51,6 @@ inline void run_root(bool pack, const loom::Node &p, char *user, char *stream, i
     run_timed(pack, p, user, stream, n);
 }
 
-// A whole message's plan where it costs a load or two and the root runs
-// its one kernel untimed (count 1, or the count first folded: what a
-// program sends again and again); null otherwise.  Without the PlanRef's
-// shared pointer and the exception path around it, loom_pack runs 59
-// instructions of its own, not 72 (callgrind): messages of 64 bytes packed
-// 4-9% faster (in-process A/B).  A fast pattern packs 2 KiB in 20-40 ns,
-// of which the call's fixed cost is 8-10.
-inline const loom::Node *quick_root(bool pack, loom_type t, int64_t count, int64_t n) {
-  if (!t->plan_ready.load(std::memory_order_acquire)) return nullptr;
-  const loom::Node *p = nullptr;
-  if (count == 1) p = t->plan.get();
-  else if (t->folds[0].count.load(std::memory_order_acquire) == count)
-    p = t->folds[0].plan.load(std::memory_order_relaxed);
-  return p && untimed(pack, *p, n) ? p : nullptr;
-}
-
 __attribute__((noinline)) loom_status run_message(bool pack, char *user, int64_t count,
                                                   loom_type t, char *stream, int64_t n) {
   return loom::api_call([&] {
@@ -93,11 +77,6 @@ __attribute__((noinline)) loom_status checked_message(const void *user, int64_t 
   if ((uint64_t)n > size - *position) return LOOM_ERR_TRUNCATE;
   char *u = const_cast<char *>(static_cast<const char *>(user));
   char *at_stream = const_cast<char *>(static_cast<const char *>(stream)) + *position;
-  if (const loom::Node *p = quick_root(Pack, t, count, n)) {
-    *position += n;  // kernels do not throw
-    (Pack ? p->pack : p->unpack)(*p, at(u, p->off), at_stream, 0, p->count);
-    return LOOM_OK;
-  }
   s = run_message(Pack, u, count, t, at_stream, n);
   if (s == LOOM_OK) *position += n;
   return s;
