@@ -92,6 +92,10 @@ __attribute__((always_inline)) inline int check_args(bool ext32, const void *use
   return MPI_SUCCESS;
 }
 
+// Below the size that several threads take (pack_threads), the drop-in
+// calls loom_pack and loom_unpack themselves: through the parallel calls
+// with one thread, a seventh argument on the stack and a jump cost 10
+// instructions of a small message's ~170 outside Loom's kernel.
 template <class P>
 int pack_core(bool ext32, const void *inbuf, int64_t count, MPI_Datatype dt,
               void *outbuf, int64_t outsize, P *position) {
@@ -109,10 +113,11 @@ int pack_core(bool ext32, const void *inbuf, int64_t count, MPI_Datatype dt,
     const void *base;
     if (!user_base(*m, inbuf, &t, &base)) return kFallback;
     size_t pos = 0;
+    const int threads = pack_threads((size_t)need);
     loom_status st =
-        ext32 ? loom_pack_external32(base, count, t, dst, (size_t)need, &pos)
-              : loom_pack_parallel(base, count, t, dst, (size_t)need, &pos,
-                                   pack_threads((size_t)need));
+        ext32          ? loom_pack_external32(base, count, t, dst, (size_t)need, &pos)
+        : threads == 1 ? loom_pack(base, count, t, dst, (size_t)need, &pos)
+                       : loom_pack_parallel(base, count, t, dst, (size_t)need, &pos, threads);
     if (st != LOOM_OK || (int64_t)pos != need) return kFallback;
   }
   *position += (P)need;
@@ -137,10 +142,11 @@ int unpack_core(bool ext32, const void *inbuf, int64_t insize, P *position,
     if (!user_base(*m, outbuf, &t, &base)) return kFallback;
     size_t pos = 0;
     void *b = const_cast<void *>(base);
+    const int threads = pack_threads((size_t)need);
     loom_status st =
-        ext32 ? loom_unpack_external32(src, (size_t)need, &pos, b, count, t)
-              : loom_unpack_parallel(src, (size_t)need, &pos, b, count, t,
-                                     pack_threads((size_t)need));
+        ext32          ? loom_unpack_external32(src, (size_t)need, &pos, b, count, t)
+        : threads == 1 ? loom_unpack(src, (size_t)need, &pos, b, count, t)
+                       : loom_unpack_parallel(src, (size_t)need, &pos, b, count, t, threads);
     if (st != LOOM_OK || (int64_t)pos != need) return kFallback;
   }
   *position += (P)need;
