@@ -242,37 +242,40 @@ struct Move {
   int32_t user, stream;
 };
 
-// With AVX-512, the 32-byte moves of a run of 64 bytes or more (moves in
-// stream order: a run's are neighbours, at one user less stream offset,
-// each starting at or before the end of the one before) as 64-byte moves,
-// the last ending at the run's end (over bytes the one before moved: the
-// run's own), or a 32-byte one where 32 bytes or fewer remain: half the
-// loads and stores, as the vectoriser copies a hand loop's long block
-// (zmm moves).  Shorter runs keep their moves.  MPI_Type_vector's blocks
-// of 128-256 bytes (2 KiB) packed 1.1-1.45x and unpacked 1.1-1.5x
-// faster, random wide blocks 1.08x / 1.09x at 2 KiB, 1.07x / 1.08x at
-// 16 KiB, other random shapes 1.00x (in-process A/B, Intel Xeon VM); at
-// some placements 0.8-0.9x (256-byte blocks 656 apart unpacked from a
-// stream at a page's start).
+// With AVX-512, the moves of a run of 64 bytes or more (moves in stream
+// order: a run's are neighbours, at one user less stream offset, each
+// starting at or before the end of the one before) as 64-byte moves, then
+// one of the smallest power of two that ends the run (over bytes the one
+// before moved, the run's own, where the rest is no power of two): half
+// the loads and stores, as the vectoriser copies a hand loop's long
+// block (zmm moves).  Shorter runs keep their moves.  MPI_Type_vector's
+// blocks of 128-256 bytes (2 KiB) packed 1.1-1.45x and unpacked 1.1-1.5x
+// faster than by 32-byte moves, random wide blocks 1.08x / 1.09x at 2 KiB,
+// 1.07x / 1.08x at 16 KiB, other random shapes 1.00x (in-process A/B,
+// Intel Xeon VM); at some placements 0.8-0.9x (256-byte blocks 656 apart
+// unpacked from a stream at a page's start).  The last move as narrow as
+// the rest allows (run_moves.cpp), not 32 bytes over the zmm move's last:
+// 20 floats of every 22 1.10x / 1.29x at 64 KiB.
 std::vector<Move> by_zmm(const std::vector<Move> &moves) {
   std::vector<Move> out;
   for (size_t k = 0, j; k < moves.size(); k = j) {
     const Move &m = moves[k];
+    const int32_t delta = m.user - m.stream;
     int32_t end = m.stream + m.width;
-    for (j = k + 1; j < moves.size() && m.width == 32 && moves[j].width == 32 &&
-                    moves[j].user - moves[j].stream == m.user - m.stream &&
+    for (j = k + 1; j < moves.size() && moves[j].user - moves[j].stream == delta &&
                     moves[j].stream <= end;
          j++)
-      end = std::max(end, moves[j].stream + 32);
-    const int32_t n = end - m.stream, delta = m.user - m.stream;
-    if (m.width != 32 || n < 64) {
+      end = std::max(end, moves[j].stream + moves[j].width);
+    const int32_t n = end - m.stream;
+    if (n < 64) {
       out.insert(out.end(), moves.begin() + k, moves.begin() + j);
       continue;
     }
     int32_t o = 0;
     for (; o + 64 <= n; o += 64) out.push_back({64, m.user + o, m.stream + o});
     if (o < n) {
-      const int width = n - o > 32 ? 64 : 32;
+      int width = 1;
+      while (width < n - o) width *= 2;
       out.push_back({width, end - width + delta, end - width});
     }
   }

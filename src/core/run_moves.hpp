@@ -14,9 +14,10 @@
 namespace loom {
 
 /// One instance of a small leaf as moves of fixed widths, 32, 16, 8, 4, 2
-/// and 1 bytes: a run of n bytes moves as whole 32-byte moves and one more
-/// ending at its end, or below 32 as one move of the widest power of two
-/// not above n, or two of it overlapping (n = 6: 4 + 4).  Grouped by width
+/// and 1 bytes: a run of n bytes moves as whole 32-byte moves and one of
+/// the smallest width that ends it (80: 32, 32, 16; 100: 32, 32, 32, 4),
+/// or below 32 as one move of the widest power of two not above n, or two
+/// of it overlapping (n = 6: 4 + 4).  Grouped by width
 /// (count[w] moves of 32 >> w bytes), so that each width is a loop of one
 /// fixed move; `at` holds each move's user offset from the instance's
 /// origin and its stream offset from the instance's first packed byte.
