@@ -251,9 +251,28 @@ struct Move {
   int32_t user, stream;
 };
 
-// With AVX-512, the moves of a run of 64 bytes or more (moves in stream
-// order: a run's are neighbours, at one user less stream offset, each
-// starting at or before the end of the one before) as 64-byte moves, then
+// A run's moves, in a list in stream order: neighbours, at one user less
+// stream offset, each starting at or before the end of the one before
+// (two runs so would be one: neighbours in memory, make_run_moves).
+struct RunSpan {
+  int32_t user, end;    // the run's user bytes, [user, end)
+  size_t first, last;   // its moves, [first, last)
+};
+std::vector<RunSpan> run_spans(const std::vector<Move> &moves) {
+  std::vector<RunSpan> runs;
+  for (size_t k = 0, j; k < moves.size(); k = j) {
+    const int32_t delta = moves[k].user - moves[k].stream;
+    int32_t end = moves[k].stream + moves[k].width;
+    for (j = k + 1; j < moves.size() && moves[j].user - moves[j].stream == delta &&
+                    moves[j].stream <= end;
+         j++)
+      end = std::max(end, moves[j].stream + moves[j].width);
+    runs.push_back({moves[k].user, end + delta, k, j});
+  }
+  return runs;
+}
+
+// With AVX-512, the moves of a run of 64 bytes or more as 64-byte moves, then
 // one of the smallest power of two that ends the run (over bytes the one
 // before moved, the run's own, where the rest is no power of two): half
 // the loads and stores, as the vectoriser copies a hand loop's long
@@ -267,25 +286,18 @@ struct Move {
 // 20 floats of every 22 1.10x / 1.29x at 64 KiB.
 std::vector<Move> by_zmm(const std::vector<Move> &moves) {
   std::vector<Move> out;
-  for (size_t k = 0, j; k < moves.size(); k = j) {
-    const Move &m = moves[k];
-    const int32_t delta = m.user - m.stream;
-    int32_t end = m.stream + m.width;
-    for (j = k + 1; j < moves.size() && moves[j].user - moves[j].stream == delta &&
-                    moves[j].stream <= end;
-         j++)
-      end = std::max(end, moves[j].stream + moves[j].width);
-    const int32_t n = end - m.stream;
+  for (const RunSpan &r : run_spans(moves)) {
+    const int32_t n = r.end - r.user, q = moves[r.first].stream;
     if (n < 64) {
-      out.insert(out.end(), moves.begin() + k, moves.begin() + j);
+      out.insert(out.end(), moves.begin() + r.first, moves.begin() + r.last);
       continue;
     }
     int32_t o = 0;
-    for (; o + 64 <= n; o += 64) out.push_back({64, m.user + o, m.stream + o});
+    for (; o + 64 <= n; o += 64) out.push_back({64, r.user + o, q + o});
     if (o < n) {
       int width = 1;
       while (width < n - o) width *= 2;
-      out.push_back({width, end - width + delta, end - width});
+      out.push_back({width, r.end - width, q + n - width});
     }
   }
   return out;
@@ -309,32 +321,19 @@ std::vector<Move> by_zmm(const std::vector<Move> &moves) {
 // every 17 1.29x at 16 KiB, random shapes 0.99-1.01x (in-process A/B,
 // Intel Xeon VM).  Empty where no run widens.
 std::vector<Move> by_wide_moves(const std::vector<Move> &moves, int32_t stride, int widest) {
-  struct Span {
-    int32_t user, end;
-    size_t first, last;  // its moves, [first, last)
-  };
-  std::vector<Span> runs;
-  for (size_t k = 0, j; k < moves.size(); k = j) {
-    const int32_t delta = moves[k].user - moves[k].stream;
-    int32_t end = moves[k].stream + moves[k].width;
-    for (j = k + 1; j < moves.size() && moves[j].user - moves[j].stream == delta &&
-                    moves[j].stream <= end;
-         j++)
-      end = std::max(end, moves[j].stream + moves[j].width);
-    runs.push_back({moves[k].user, end + delta, k, j});
-  }
+  const std::vector<RunSpan> runs = run_spans(moves);
   // The typemap bytes at or after `at`, before `limit`: any, of this
   // instance's runs or the next instance's.
   auto byte_in = [&](int64_t at, int64_t limit) {
     for (int64_t shift : {int64_t(0), int64_t(stride)})
-      for (const Span &r : runs)
+      for (const RunSpan &r : runs)
         if (std::max<int64_t>(at, r.user + shift) < std::min<int64_t>(limit, r.end + shift))
           return true;
     return false;
   };
   std::vector<Move> out;
   bool widened = false;
-  for (const Span &r : runs) {
+  for (const RunSpan &r : runs) {
     const int32_t n = r.end - r.user;
     int w = 1;
     while (w < n) w *= 2;
@@ -383,28 +382,28 @@ std::vector<uint8_t> loop_code(const RunMoves &t, int32_t stride, int32_t packed
   // 1.06x at 64 KiB, random runs 1.04x / 1.03x, the baseline's
   // (pairs of 8 only) 1.05x / 1.02x (in-process A/B, AMD EPYC VM).
   // Unpacking gains nothing so: it stays a load and a store a move.
-  auto emit = [&](const std::vector<Move> &moves, int64_t *stores) {
-  for (size_t k = 0; k < moves.size();) {
-    const int width = moves[k].width;
-    const int32_t q = moves[k].stream;
-    const int most = !pack ? 1 : width == 8 ? 2 : !avx ? 1 : width == 4 ? 4 : width == 16 ? 2 : 1;
-    int g = 1;
-    while (g < most && k + g < moves.size() && moves[k + g].width == width &&
-           moves[k + g].stream == q + g * width)
-      g++;
-    if (g == 3) g = 2;  // three floats: a pair and one
-    if (g > 1) {
-      int32_t a[4];
-      for (int i = 0; i < g; i++) a[i] = moves[k + i].user;
-      e.gather(width, g, a, kRdi, kRsi, q);
-    } else if (pack) {
-      e.move(width, kRdi, moves[k].user, kRsi, q);
-    } else {
-      e.move(width, kRsi, q, kRdi, moves[k].user);
+  auto emit = [&](const std::vector<Move> &list, int64_t *stores) {
+    for (size_t k = 0; k < list.size();) {
+      const int width = list[k].width;
+      const int32_t q = list[k].stream;
+      const int most = !pack ? 1 : width == 8 ? 2 : !avx ? 1 : width == 4 ? 4 : width == 16 ? 2 : 1;
+      int g = 1;
+      while (g < most && k + g < list.size() && list[k + g].width == width &&
+             list[k + g].stream == q + g * width)
+        g++;
+      if (g == 3) g = 2;  // three floats: a pair and one
+      if (g > 1) {
+        int32_t a[4];
+        for (int i = 0; i < g; i++) a[i] = list[k + i].user;
+        e.gather(width, g, a, kRdi, kRsi, q);
+      } else if (pack) {
+        e.move(width, kRdi, list[k].user, kRsi, q);
+      } else {
+        e.move(width, kRsi, q, kRdi, list[k].user);
+      }
+      k += g;
+      if (stores) ++*stores;
     }
-    k += g;
-    if (stores) ++*stores;
-  }
   };
   const std::vector<Move> wide =
       pack && !indexed ? by_wide_moves(moves, stride, vector_bytes) : std::vector<Move>();
