@@ -439,6 +439,23 @@ std::string fenced_trial(const Layout &lay, int64_t count, loom_type t, int64_t 
   return "";
 }
 
+// fenced_trial against the pages after and before, `count` instances of
+// `spec` (committed as t), split at a random byte: "" or what failed.
+std::string fenced_both_ways(const TypeSpecPtr &spec, int64_t count, loom_type t,
+                             std::mt19937_64 &rng) {
+  const Layout lay = reference_layout(*spec);
+  int64_t lo, hi;
+  reference_span(lay, count, &lo, &hi);
+  const size_t cut = std::uniform_int_distribution<size_t>(0, (size_t)(lay.size * count))(rng);
+  for (bool at_end : {true, false}) {
+    const std::string e = fenced_trial(lay, count, t, lo, hi, cut, at_end, rng);
+    if (!e.empty())
+      return e + (at_end ? ", fenced after" : ", fenced before") + ", count " +
+             std::to_string(count) + "\n  type: " + describe(spec);
+  }
+  return "";
+}
+
 // One element of 1, 2, 4 or 8 bytes every 3 to 9 (the layouts packed by
 // chains of registers, kernels.cpp chain_steps), and a count of whole
 // registers of packed bytes, so that the last chain ends the message.
@@ -468,21 +485,9 @@ TEST(Isa, SmallRepeatingPatternsTouchOnlyTheirPages) {
                                                         : small_pattern(rng);
                  const int64_t count =
                      sparse ? most : std::uniform_int_distribution<int64_t>(1, most)(rng);
-                 const Layout lay = reference_layout(*spec);
-                 int64_t lo, hi;
-                 reference_span(lay, count, &lo, &hi);
-                 const size_t total = (size_t)(lay.size * count), cut =
-                     std::uniform_int_distribution<size_t>(0, total)(rng);
                  Type t = committed(spec);
                  if (!t) return "commit failed: " + describe(spec);
-                 for (bool at_end : {true, false}) {
-                   const std::string e =
-                       fenced_trial(lay, count, t.get(), lo, hi, cut, at_end, rng);
-                   if (!e.empty())
-                     return e + (at_end ? ", fenced after" : ", fenced before") + ", count " +
-                            std::to_string(count) + "\n  type: " + describe(spec);
-                 }
-                 return "";
+                 return fenced_both_ways(spec, count, t.get(), rng);
                });
 }
 
@@ -513,21 +518,12 @@ TEST(Isa, LongRunsOfCompiledLoopsOnEverySet) {
         const int64_t end = disp.back() + bl.back();
         TypeSpecPtr spec =
             resized(indexed(bl, disp, prim(kPrims[which])), 0, (end + uni(0, 8)) << which);
-        const Layout lay = reference_layout(*spec);
-        const int64_t count = uni(1, std::max<int64_t>(2, (16 << 10) / lay.size));
+        const int64_t size = reference_layout(*spec).size,
+                      count = uni(1, std::max<int64_t>(2, (16 << 10) / size));
         Type t = committed(spec);
         if (!t) return "commit failed: " + describe(spec);
         compiled += loom::plan_for(t.get(), count).node->jit != nullptr;
-        int64_t lo, hi;
-        reference_span(lay, count, &lo, &hi);
-        const size_t cut = (size_t)uni(0, lay.size * count);
-        for (bool at_end : {true, false}) {
-          const std::string e = fenced_trial(lay, count, t.get(), lo, hi, cut, at_end, rng);
-          if (!e.empty())
-            return e + (at_end ? ", fenced after" : ", fenced before") + ", count " +
-                   std::to_string(count) + "\n  type: " + describe(spec);
-        }
-        return "";
+        return fenced_both_ways(spec, count, t.get(), rng);
       });
 #if defined(__x86_64__)
   if (loom::jit_enabled()) {
