@@ -295,8 +295,7 @@ std::vector<Move> by_zmm(const std::vector<Move> &moves) {
     int32_t o = 0;
     for (; o + 64 <= n; o += 64) out.push_back({64, r.user + o, q + o});
     if (o < n) {
-      int width = 1;
-      while (width < n - o) width *= 2;
+      const int32_t width = move_width(n - o);
       out.push_back({width, r.end - width, q + n - width});
     }
   }
@@ -334,9 +333,7 @@ std::vector<Move> by_wide_moves(const std::vector<Move> &moves, int32_t stride, 
   std::vector<Move> out;
   bool widened = false;
   for (const RunSpan &r : runs) {
-    const int32_t n = r.end - r.user;
-    int w = 1;
-    while (w < n) w *= 2;
+    const int32_t n = r.end - r.user, w = move_width(n);
     if (r.last - r.first == 2 && w != n && w <= widest && (w < 64 || n > 48) &&
         byte_in((int64_t)r.user + w - 1, (int64_t)r.user + kPage)) {
       out.push_back({w, r.user, moves[r.first].stream});

@@ -39,9 +39,8 @@ std::shared_ptr<const RunMoves> make_run_moves(const Node &vec, int max_moves) {
       // 64-byte moves, jit_moves.cpp by_zmm), random wide blocks 1.01-1.02x,
       // other shapes 1.00x (in-process A/B, Intel Xeon VM).
       if (n % 32) {
-        int w = 0;
-        while (w + 1 < RunMoves::kWidths && (32 >> (w + 1)) >= n % 32) w++;
-        add(w, n - (32 >> w));
+        const int32_t w = move_width(n % 32);
+        add(__builtin_ctz(32 / w), n - w);
       }
     } else {
       // Two overlapping moves of one width (12 bytes as 8 and 8 from 4):

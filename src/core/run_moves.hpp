@@ -28,6 +28,14 @@ struct RunMoves {
   std::vector<std::array<int32_t, 2>> at;
 };
 
+/// The smallest power of two at least n (1 <= n <= 2^30): the width of
+/// the one move that ends (or makes) a run of n bytes.
+inline int32_t move_width(int64_t n) {
+  int32_t w = 1;
+  while (w < n) w *= 2;
+  return w;
+}
+
 /// The moves of one instance of `vec.child` (any plan of up to
 /// `max_moves` runs): null where its runs overlap, an offset passes 32
 /// bits, or it takes more than `max_moves` moves.
