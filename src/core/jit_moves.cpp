@@ -97,9 +97,8 @@ class Emitter {
         else bytes({0xF3, 0x0F, 0x7F}), mem(0, to, b);
         break;
       case 64:  // AVX-512 (loop_code's wide moves)
-        zmm0(0x6F, from, a);
-        zmm0(0x7F, to, b);
-        ymm_ = true;
+        zmm(0x6F, 0, from, a);
+        zmm(0x7F, 0, to, b);
         break;
       default:  // 32
         if (avx_) {
@@ -110,15 +109,6 @@ class Emitter {
           move(16, from, a + 16, to, b + 16);
         }
     }
-  }
-  // vmovdqu64 zmm0 from (op 6F) or to (7F) [base + disp], EVEX.512.F3.0F.W1
-  // (base below 8): EVEX scales a disp8 by the 64 bytes moved.
-  void zmm0(uint8_t op, uint8_t base, int32_t disp) {
-    bytes({0x62, 0xF1, 0xFE, 0x48, op});
-    if (disp % 64 == 0 && disp / 64 >= -128 && disp / 64 <= 127)
-      bytes({(uint8_t)(0x40 | base), (uint8_t)(int8_t)(disp / 64)});
-    else
-      bytes({(uint8_t)(0x80 | base)}), imm32(disp);
   }
   // Packing, k moves of `width` bytes from [from + a[i]] whose stream bytes
   // follow each other from [to + b] (8: k = 2; with AVX, 4: k = 2 or 4,
@@ -172,18 +162,44 @@ class Emitter {
     bytes({0xC4, 0xE2, (uint8_t)(0x05 | ((~index & 15) << 3)), 0x36}), mem(r, base, disp);
   }
   void blend_ymm2(uint8_t imm) { bytes({0xC4, 0xE3, 0x7D, 0x02, 0xC2, imm}); }  // vpblendd ymm0, ymm0, ymm2
-  // Appends the constants after the code and points the loads at them.
-  void place_pool(const std::vector<std::array<int32_t, 8>> &pool) {
-    while (code.size() % 32) code.push_back(0xCC);  // int3: never run
+  // Appends the constants (vectors of N dwords, each at a multiple of its
+  // size) after the code and points the loads at them.
+  template <size_t N>
+  void place_pool(const std::vector<std::array<int32_t, N>> &pool) {
+    constexpr size_t kBytes = 4 * N;
+    while (code.size() % kBytes) code.push_back(0xCC);  // int3: never run
     const size_t at = code.size();
     for (const auto &v : pool) {
       const uint8_t *b = reinterpret_cast<const uint8_t *>(v.data());
-      code.insert(code.end(), b, b + 32);
+      code.insert(code.end(), b, b + kBytes);
     }
     for (const auto &[where, i] : patches_) {
-      const int32_t disp = (int32_t)(at + 32 * i - (where + 4));
+      const int32_t disp = (int32_t)(at + kBytes * i - (where + 4));
       std::memcpy(code.data() + where, &disp, 4);
     }
+  }
+  // AVX-512, zmm`r` (r < 32) from (op 6F) or to (7F) [base + disp]
+  // (vmovdqu64, EVEX.512.F3.0F.W1; base below 8, disp8 scaled by 64).
+  void zmm(uint8_t op, uint8_t r, uint8_t base, int32_t disp) {
+    bytes({0x62, evex_p0(r, 0, 0x01), 0xFE, 0x48, op});
+    evex_mem(r, base, disp);
+    ymm_ = true;
+  }
+  // zmm`r` from the constant at `pool` (64 bytes, place_pool<16>).
+  void zmm_const(uint8_t r, size_t pool) {
+    bytes({0x62, evex_p0(r, 0, 0x01), 0xFE, 0x48, 0x6F, (uint8_t)(0x05 | ((r & 7) << 3))});
+    patches_.push_back({code.size(), pool});
+    imm32(0);
+  }
+  // zmm`r` = dwords of zmm`r` and of a second table (zmm`b`, or [base +
+  // disp] where b < 0) picked by zmm`index`'s (vpermt2d, EVEX.512.66.0F38.
+  // W0 7E; r, index, b < 32).
+  void permute2_zmm(uint8_t r, uint8_t index, int b, uint8_t base, int32_t disp) {
+    const uint8_t rm = b >= 0 ? (uint8_t)b : 0;
+    bytes({0x62, evex_p0(r, rm, 0x02), (uint8_t)(((~index & 15) << 3) | 0x05),
+           (uint8_t)(0x40 | ((~index & 16) >> 1)), 0x7E});
+    if (b >= 0) return bytes({(uint8_t)(0xC0 | ((r & 7) << 3) | (rm & 7))});
+    evex_mem(r, base, disp);
   }
   void store(uint8_t base, int32_t disp) {
     bytes({0xC5, 0xFE, 0x7F}), mem(0, base, disp);
@@ -208,6 +224,20 @@ class Emitter {
     imm32(disp);
   }
   bool used_ymm() const { return ymm_; }
+  // EVEX's first payload byte: the inverted R, X, B and R' bits of the
+  // ModRM reg (`r`) and rm register (`rm`, 0 for memory below r8), and
+  // the opcode map `map`.
+  static uint8_t evex_p0(uint8_t r, uint8_t rm, uint8_t map) {
+    return (uint8_t)((~r & 8) << 4 | (~rm & 16) << 2 | (~rm & 8) << 2 | (~r & 16) | map);
+  }
+  // ModRM for a 64-byte operand at [base + disp] (base below 8, not rsp):
+  // EVEX scales a disp8 by the 64 bytes.
+  void evex_mem(uint8_t r, uint8_t base, int32_t disp) {
+    if (disp % 64 == 0 && disp / 64 >= -128 && disp / 64 <= 127)
+      return bytes({(uint8_t)(0x40 | ((r & 7) << 3) | base), (uint8_t)(int8_t)(disp / 64)});
+    bytes({(uint8_t)(0x80 | ((r & 7) << 3) | base)});
+    imm32(disp);
+  }
   // A loop over rdx steps, first the jump past it where rdx <= 0 (its
   // target set by end_loop).
   void skip_if_no_steps() {
@@ -249,6 +279,10 @@ class Emitter {
 struct Move {
   int width;
   int32_t user, stream;
+};
+// A store of a packing loop's instance: `bytes` at `stream` from its first.
+struct Store {
+  int32_t stream, bytes;
 };
 
 // A run's moves, in a list in stream order: neighbours, at one user less
@@ -348,7 +382,7 @@ std::vector<Move> by_wide_moves(const std::vector<Move> &moves, int32_t stride, 
 // Strided: instance i at rdi + i * stride.  Indexed: at the origin plus
 // disp[i], the list in rcx (kept in r9, each instance's start in rdi).
 std::vector<uint8_t> loop_code(const RunMoves &t, int32_t stride, int32_t packed, bool pack,
-                               int vector_bytes, bool indexed, int64_t *stores = nullptr) {
+                               int vector_bytes, bool indexed, std::vector<Store> *stores = nullptr) {
   const bool avx = vector_bytes >= 32;
   Emitter e(avx);
   e.bytes({0xF3, 0x0F, 0x1E, 0xFA});  // endbr64 (a no-op where CET is off)
@@ -379,7 +413,7 @@ std::vector<uint8_t> loop_code(const RunMoves &t, int32_t stride, int32_t packed
   // 1.06x at 64 KiB, random runs 1.04x / 1.03x, the baseline's
   // (pairs of 8 only) 1.05x / 1.02x (in-process A/B, AMD EPYC VM).
   // Unpacking gains nothing so: it stays a load and a store a move.
-  auto emit = [&](const std::vector<Move> &list, int64_t *stores) {
+  auto emit = [&](const std::vector<Move> &list, std::vector<Store> *stores) {
     for (size_t k = 0; k < list.size();) {
       const int width = list[k].width;
       const int32_t q = list[k].stream;
@@ -399,7 +433,7 @@ std::vector<uint8_t> loop_code(const RunMoves &t, int32_t stride, int32_t packed
         e.move(width, kRsi, q, kRdi, list[k].user);
       }
       k += g;
-      if (stores) ++*stores;
+      if (stores) stores->push_back({q, g * width});
     }
   };
   const std::vector<Move> wide =
@@ -570,6 +604,159 @@ RegisterGroups register_groups(const RunMoves &t, int32_t stride, int32_t packed
   return r;
 }
 
+// AVX-512: packing a strided loop by whole 64-byte registers of the
+// stream, as the vectoriser packs a hand loop of blocks of doubles with
+// zmm registers: g instances a step (g * packed bytes, a multiple of 64),
+// register r of the step's packed bytes from two 64-byte windows of the
+// user's, at multiples of 64 bytes from the step's first byte, by one
+// two-source dword permute (vpermt2d), or by one load where its bytes
+// follow each other in the user's.  A window that is the register
+// before's last is not loaded again.  Where a run takes two moves or
+// more (blocks of 72-120 bytes: a 64-byte move and one or two more, most
+// of them split across cache lines), the step stores packed / 64
+// registers an instance in their stead (a register whose bytes span a
+// third window by a second permute).  Not where the gaps are as long as
+// the blocks or longer (the windows then read as many bytes of gaps as
+// of the typemap or more): 10 doubles of every 20, 40 floats of every 72
+// packed 0.83-0.91x as fast by groups at 8-16 KiB.
+//
+// Exactness: the stores fill the step's stream bytes exactly.  The loads
+// read the gaps too (the user's bytes, dropped by the permutes): every
+// byte read lies between the step's first byte and a byte of the typemap
+// at or past it, each typemap byte less than a page past the one before
+// (the bytes rise, instance after instance, and a gap is shorter than an
+// instance's packed bytes, at most 24 registers' worth), so on a page
+// that holds one.
+// A step's last windows may reach past its own last byte: the loop takes
+// a step only where the `extra` instances after it hold a typemap byte
+// at or past its last read.  Lanes are dwords: blocks and strides of
+// whole words.
+// Ranges of fewer packed bytes move by the moves alone (JitCode::
+// groups_from): the head, the index vectors' loads and the instances past
+// the last step took the gain below (blocks of 9-15 doubles at most 2
+// apart at 2 KiB 0.90-1.06x as fast by groups, at 4 KiB 1.0-1.23x, at 8
+// and 16 KiB 1.05-1.66x; in-process A/B, four placements, Intel Xeon VM).
+constexpr int64_t kLineGroupsFrom = 4 << 10;
+RegisterGroups line_groups(const RunMoves &t, int32_t stride, int32_t packed,
+                           const std::vector<Store> &moves) {
+  RegisterGroups r;
+  if (packed <= 0 || packed % 4 != 0 || stride % 4 != 0 || stride <= 0 || stride >= 2 * packed)
+    return r;
+  // Each stream byte's user offset less its stream offset, an instance's.
+  std::vector<int64_t> d(packed, INT64_MIN);
+  size_t k = 0;
+  for (int w = 0; w < RunMoves::kWidths; w++)
+    for (int32_t j = 0; j < t.count[w]; j++, k++)
+      for (int32_t y = 0; y < (32 >> w); y++) d[t.at[k][1] + y] = t.at[k][0] - t.at[k][1];
+  for (int32_t y = 0; y < packed; y++) {
+    const int64_t before = y ? d[y - 1] : d[packed - 1] - (stride - packed);
+    if (d[y] == INT64_MIN || d[y] < before || (y % 4 != 0 && d[y] != before) ||
+        (d[y] - d[0]) % 4 != 0)
+      return r;
+  }
+  const int64_t g = 64 / std::gcd<int64_t>(packed, 64), regs = g * packed / 64;
+  if (g * stride > INT32_MAX / 2 || regs > 24) return r;
+  // Stream byte y of a step from user byte at(y), from the step's first.
+  auto at = [&](int64_t y) { return y / packed * stride + y % packed + d[y % packed] - d[0]; };
+  struct Register {
+    int64_t window;  // its first window (or, `whole`, its bytes' first)
+    bool whole = false;
+    int first = -1, second = -1;  // its index vectors in the pool
+  };
+  std::vector<Register> reg(regs);
+  std::vector<std::array<int32_t, 16>> pool;
+  int64_t reach = 0;
+  for (int64_t o = 0; o < regs; o++) {
+    Register &x = reg[o];
+    x.whole = at(64 * o + 63) - at(64 * o) == 63;
+    x.window = x.whole ? at(64 * o) : at(64 * o) / 64 * 64;
+    if (x.whole) {
+      reach = std::max(reach, x.window + 64);
+      continue;
+    }
+    // The first permute's lanes from the first two windows; a second's
+    // keep those (lane l) or take the third window's.
+    std::array<int32_t, 16> one{}, two{};
+    bool three = false;
+    for (int l = 0; l < 16; l++) {
+      const int64_t off = at(64 * o + 4 * l) - x.window;
+      if (off >= 192) return r;
+      three |= off >= 128;
+      one[l] = off >= 128 ? 0 : (int32_t)(off / 4);
+      two[l] = off >= 128 ? 16 + (int32_t)((off - 128) / 4) : l;
+    }
+    x.first = (int)pool.size(), pool.push_back(one);
+    if (three) x.second = (int)pool.size(), pool.push_back(two);
+    reach = std::max(reach, x.window + (three ? 192 : 128));
+  }
+  constexpr size_t kHeld = 29;  // index vectors in zmm3-zmm31
+  // Where the registers store a sixth fewer cache lines than the moves of
+  // the step's instances (the stream at a multiple of 64 bytes: JitCode::
+  // align) or better: two lines for a store split across them.
+  int64_t lines = 0;
+  for (int64_t i = 0; i < g; i++)
+    for (const Store &m : moves) lines += 1 + ((i * packed + m.stream) % 64 + m.bytes > 64);
+  if (6 * regs > 5 * lines || pool.size() > kHeld) return r;
+  // Instances past a step whose bytes reach its last read.
+  const int64_t last = at(g * packed - 1), over = reach - 1 - last;
+  const int64_t extra = over > 0 ? (over + stride - 1) / stride : 0;
+  if (extra > 127) return r;
+  Emitter e(true);
+  const uint8_t shift = (uint8_t)__builtin_ctzll(g);
+  e.bytes({0xF3, 0x0F, 0x1E, 0xFA});  // endbr64
+  e.bytes({0x49, 0x89, 0xD0});        // mov r8, rdx
+  if (extra) e.bytes({0x48, 0x83, 0xEA, (uint8_t)extra});  // sub rdx, extra
+  e.bytes({0x48, 0xC1, 0xFA, shift});  // sar rdx, log2 g
+  e.bytes({0x31, 0xC0});               // xor eax, eax
+  e.bytes({0x48, 0x85, 0xD2});         // test rdx, rdx
+  e.bytes({0x48, 0x0F, 0x48, 0xD0});   // cmovs rdx, rax
+  e.bytes({0x48, 0x89, 0xD0});         // mov rax, rdx
+  e.bytes({0x48, 0xC1, 0xE0, shift});  // shl rax, log2 g
+  e.bytes({0x49, 0x29, 0xC0});         // sub r8, rax: the moves' instances
+  e.skip_if_no_steps();
+  for (size_t i = 0; i < pool.size(); i++) e.zmm_const((uint8_t)(3 + i), i);
+  const size_t top = e.code.size();
+  // Windows in zmm0-zmm2: `held` the register before's last (-1: none).
+  const int32_t base = (int32_t)d[0];
+  int64_t held = -1;
+  uint8_t cur = 0;
+  for (int64_t o = 0; o < regs; o++) {
+    const Register &x = reg[o];
+    if (x.whole) {
+      e.zmm(0x6F, cur, kRdi, (int32_t)(base + x.window));
+      e.zmm(0x7F, cur, kRsi, (int32_t)(64 * o));
+      held = -1;
+      continue;
+    }
+    if (held != x.window) e.zmm(0x6F, cur, kRdi, (int32_t)(base + x.window));
+    // Its second window kept for the next register where that one starts
+    // there (and takes no third).
+    const int64_t next = x.window + 64;
+    const bool keep = x.second < 0 && o + 1 < regs && !reg[o + 1].whole && reg[o + 1].window == next;
+    const uint8_t other = (uint8_t)((cur + 1) % 3);
+    if (keep) {
+      e.zmm(0x6F, other, kRdi, (int32_t)(base + next));
+      e.permute2_zmm(cur, (uint8_t)(3 + x.first), other, 0, 0);
+    } else {
+      e.permute2_zmm(cur, (uint8_t)(3 + x.first), -1, kRdi, (int32_t)(base + next));
+    }
+    if (x.second >= 0)
+      e.permute2_zmm(cur, (uint8_t)(3 + x.second), -1, kRdi, (int32_t)(base + next + 64));
+    e.zmm(0x7F, cur, kRsi, (int32_t)(64 * o));
+    held = keep ? next : -1;
+    cur = keep ? other : cur;
+  }
+  e.end_loop(top, (int32_t)(g * stride), (int32_t)(g * packed));
+  e.bytes({0xC5, 0xF8, 0x77});  // vzeroupper
+  e.bytes({0x4C, 0x89, 0xC2});  // mov rdx, r8
+  e.bytes({0xE9});              // jmp to the moves loop (compile() patches it)
+  r.jump = e.code.size();
+  e.imm32(0);
+  e.place_pool(pool);
+  r.group = g, r.permutes = (int64_t)pool.size(), r.code = std::move(e.code);
+  return r;
+}
+
 // `image` in a mapping of its own, written, then executable, never both
 // (W^X); null where the system refuses executable mappings (the table
 // kernels stay).
@@ -586,7 +773,7 @@ std::shared_ptr<JitCode> executable(const std::vector<uint8_t> &image) {
 
 std::shared_ptr<const JitCode> compile(const RunMoves &moves, int32_t stride, int32_t packed,
                                        int vector_bytes, bool indexed) {
-  int64_t stores = 0;
+  std::vector<Store> stores;
   std::vector<uint8_t> image =
       loop_code(moves, stride, packed, true, vector_bytes, indexed, &stores);
   const std::vector<uint8_t> u = loop_code(moves, stride, packed, false, vector_bytes, indexed);
@@ -596,7 +783,9 @@ std::shared_ptr<const JitCode> compile(const RunMoves &moves, int32_t stride, in
   // which then packed 1.02-1.10x faster at 2 KiB (in-process A/B, four
   // placements, Intel Xeon VM), random wide and strided blocks 1.00x at 2
   // and 16 KiB.
-  if (vector_bytes >= 32 && !indexed) groups = register_groups(moves, stride, packed, stores);
+  if (vector_bytes == 64 && !indexed) groups = line_groups(moves, stride, packed, stores);
+  else if (vector_bytes >= 32 && !indexed)
+    groups = register_groups(moves, stride, packed, (int64_t)stores.size());
   const size_t at = (image.size() + 63) / 64 * 64, at_groups = (at + u.size() + 63) / 64 * 64;
   image.resize(at, 0xCC);
   image.insert(image.end(), u.begin(), u.end());
@@ -610,12 +799,16 @@ std::shared_ptr<const JitCode> compile(const RunMoves &moves, int32_t stride, in
   auto code = executable(image);
   if (!code) return nullptr;
   char *m = static_cast<char *>(code->memory);
-  code->stores = stores;
+  code->stores = (int64_t)stores.size();
   code->pack = reinterpret_cast<JitLoop>(m);
   code->unpack = reinterpret_cast<JitLoop>(m + at);
   if (groups.group) {
     code->groups = reinterpret_cast<JitLoop>(m + at_groups);
     code->group_permutes = groups.permutes;
+    if (vector_bytes == 64) {
+      code->aligned_groups = true, code->align = StreamAlign(packed, 64);
+      code->groups_from = (kLineGroupsFrom + packed - 1) / packed;
+    }
   }
   return code;
 }

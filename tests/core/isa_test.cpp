@@ -563,15 +563,18 @@ std::string page_exact_trial(const TypeSpecPtr &t, int64_t first, size_t cut,
   if (!lt) return "commit failed";
   const size_t total = (size_t)lay.size;
   const std::vector<unsigned char> expect = reference_pack(lay, 1, origin);
-  std::vector<unsigned char> got(total + 1, 0xA5);  // and a guard byte
+  // The stream at a multiple of 64 bytes or 16, 32 or 48 past one (the
+  // kernels that store whole lines align it first), and a guard byte.
+  std::vector<unsigned char> space(total + 128, 0xA5);
+  unsigned char *got = space.data() + (64 - (uintptr_t)space.data() % 64) % 64 + 16 * (rng() % 4);
   size_t pos = 0;
-  if (loom_pack(origin, 1, lt.get(), got.data(), total, &pos) != LOOM_OK ||
-      std::memcmp(got.data(), expect.data(), total) != 0 || got[total] != 0xA5)
+  if (loom_pack(origin, 1, lt.get(), got, total, &pos) != LOOM_OK ||
+      std::memcmp(got, expect.data(), total) != 0 || got[total] != 0xA5)
     return "loom_pack";
-  std::fill(got.begin(), got.end(), 0xA5);
-  if (loom_pack_range(origin, 1, lt.get(), 0, cut, got.data()) != LOOM_OK ||
-      loom_pack_range(origin, 1, lt.get(), cut, total - cut, got.data() + cut) != LOOM_OK ||
-      std::memcmp(got.data(), expect.data(), total) != 0 || got[total] != 0xA5)
+  std::fill(space.begin(), space.end(), 0xA5);
+  if (loom_pack_range(origin, 1, lt.get(), 0, cut, got) != LOOM_OK ||
+      loom_pack_range(origin, 1, lt.get(), cut, total - cut, got + cut) != LOOM_OK ||
+      std::memcmp(got, expect.data(), total) != 0 || got[total] != 0xA5)
     return "loom_pack_range at " + std::to_string(cut);
   if (!unpacks) return "";
   // Unpacking other bytes changes the typemap's bytes only (a gap's byte
@@ -741,6 +744,49 @@ TEST(Isa, ShortStridedBlocksPackByStepsReadingOnlyTheirPages) {
         const Uniform uni{rng};
         const int64_t b = uni(1, 31), st = b + uni(1, std::min<int64_t>(b, 8)), n = uni(1, 700);
         const TypeSpecPtr t = hvector(n, 1, st, contig(b, prim(LOOM_BYTE)));
+        const std::string e = page_exact_trial(t, ending_at_a_page(*t),
+                                               (size_t)uni(0, reference_layout(*t).size), rng);
+        return e.empty() ? "" : e + "\n  type: " + describe(*t);
+      });
+}
+
+// Blocks of whole words longer than 32 bytes, shorter gaps (10 doubles of
+// every 12), pack on the AVX-512 sets by whole cache lines of the stream
+// (jit_moves.cpp line_groups) from ranges of 4 KiB on: a few instances a
+// step, each 64-byte register from two (or three) windows at multiples of
+// 64 bytes from the step's first byte, which read the gaps and into the
+// instances after the step, never past the range's last byte; the stream
+// first brought to a multiple of 64 bytes by the moves.  Not where the
+// gaps are as long as the blocks (10 doubles of every 20), nor on the
+// other sets or with LOOM_JIT=off.  Blocks of 36 to 252 bytes at strides
+// up to twice their length, 1 to 640 of them (some under a second strided
+// level), the last byte at a page's end and inaccessible pages wherever
+// the typemap has none, packed whole and in two ranges (the second's
+// stream at any alignment), give the reference interpreter's bytes
+// (page_exact_trial).
+TEST(Isa, BlocksPackByWholeLinesReadingOnlyTheirPages) {
+  OnSet on;
+  for (const std::string &name : runnable()) {
+    ASSERT_TRUE(on.enter({name, -1}));
+    const bool lines = name.rfind("avx512", 0) == 0 && loom::jit_enabled();
+    for (int64_t stride : {12, 20}) {
+      Type t = committed(hvector(400, 1, 8 * stride, contig(10, prim(LOOM_DOUBLE))));
+      ASSERT_TRUE(t);
+      const loom::Node &node = *loom::plan_for(t.get(), 1).node;
+      const bool grouped = node.jit && node.jit->groups && node.jit->aligned_groups;
+      EXPECT_EQ(grouped, lines && stride == 12) << name << ": 10 doubles of every " << stride;
+    }
+  }
+  on_every_set(
+      "Isa.BlocksPackByWholeLinesReadingOnlyTheirPages", static_cast<int>(60 * test_scale()),
+      [](std::mt19937_64 &rng, int, uint64_t) -> std::string {
+        const Uniform uni{rng};
+        // Half the counts a multiple of 16, so of any step's instances:
+        // the range's last step then ends at its last byte.
+        const int64_t b = 4 * uni(9, 63), st = b + 4 * uni(1, b / 4),
+                      n = uni(0, 1) ? uni(1, 600) : 16 * uni(1, 40);
+        TypeSpecPtr t = hvector(n, 1, st, contig(b, prim(LOOM_BYTE)));
+        if (uni(0, 3) == 0) t = hvector(uni(2, 3), 1, n * st + 4 * uni(0, 64), t);
         const std::string e = page_exact_trial(t, ending_at_a_page(*t),
                                                (size_t)uni(0, reference_layout(*t).size), rng);
         return e.empty() ? "" : e + "\n  type: " + describe(*t);
