@@ -615,22 +615,23 @@ RegisterGroups register_groups(const RunMoves &t, int32_t stride, int32_t packed
 // more (blocks of 72-120 bytes: a 64-byte move and one or two more, most
 // of them split across cache lines), the step stores packed / 64
 // registers an instance in their stead (a register whose bytes span a
-// third window by a second permute).  Not where the gaps are as long as
-// the blocks or longer (the windows then read as many bytes of gaps as
-// of the typemap or more): 10 doubles of every 20, 40 floats of every 72
-// packed 0.83-0.91x as fast by groups at 8-16 KiB.
+// third window by a second permute).  Blocks only: rows of blocks lost
+// (13 floats in 720 bytes 0.77x, others 0.91-0.95x at 16 KiB).  Not where
+// the gaps are as long as the blocks or longer (the windows then read as
+// many bytes of gaps as of the typemap or more): 10 doubles of every 20,
+// 40 floats of every 72 packed 0.83-0.91x as fast by groups at 8-16 KiB.
 //
 // Exactness: the stores fill the step's stream bytes exactly.  The loads
 // read the gaps too (the user's bytes, dropped by the permutes): every
 // byte read lies between the step's first byte and a byte of the typemap
 // at or past it, each typemap byte less than a page past the one before
-// (the bytes rise, instance after instance, and a gap is shorter than an
-// instance's packed bytes, at most 24 registers' worth), so on a page
-// that holds one.
-// A step's last windows may reach past its own last byte: the loop takes
+// (blocks rise, each gap shorter than a block of at most 24 registers'
+// worth), so on a page that holds one.  A step's last windows may reach
+// past its own last byte: the loop takes
 // a step only where the `extra` instances after it hold a typemap byte
 // at or past its last read.  Lanes are dwords: blocks and strides of
 // whole words.
+//
 // Ranges of fewer packed bytes move by the moves alone (JitCode::
 // groups_from): the head, the index vectors' loads and the instances past
 // the last step took the gain below (blocks of 9-15 doubles at most 2
@@ -640,24 +641,23 @@ constexpr int64_t kLineGroupsFrom = 4 << 10;
 RegisterGroups line_groups(const RunMoves &t, int32_t stride, int32_t packed,
                            const std::vector<Store> &moves) {
   RegisterGroups r;
-  if (packed <= 0 || packed % 4 != 0 || stride % 4 != 0 || stride <= 0 || stride >= 2 * packed)
+  if (packed <= 0 || packed % 4 != 0 || stride % 4 != 0 || stride <= packed ||
+      stride >= 2 * packed)
     return r;
-  // Each stream byte's user offset less its stream offset, an instance's.
-  std::vector<int64_t> d(packed, INT64_MIN);
+  // One run an instance (a block), `base` bytes from its origin.
+  std::vector<bool> moved(packed, false);
+  const int32_t base = t.at.empty() ? 0 : t.at[0][0] - t.at[0][1];
   size_t k = 0;
   for (int w = 0; w < RunMoves::kWidths; w++)
-    for (int32_t j = 0; j < t.count[w]; j++, k++)
-      for (int32_t y = 0; y < (32 >> w); y++) d[t.at[k][1] + y] = t.at[k][0] - t.at[k][1];
-  for (int32_t y = 0; y < packed; y++) {
-    const int64_t before = y ? d[y - 1] : d[packed - 1] - (stride - packed);
-    if (d[y] == INT64_MIN || d[y] < before || (y % 4 != 0 && d[y] != before) ||
-        (d[y] - d[0]) % 4 != 0)
-      return r;
-  }
+    for (int32_t j = 0; j < t.count[w]; j++, k++) {
+      if (t.at[k][0] - t.at[k][1] != base) return r;
+      for (int32_t y = 0; y < (32 >> w); y++) moved[t.at[k][1] + y] = true;
+    }
+  if (std::find(moved.begin(), moved.end(), false) != moved.end()) return r;
   const int64_t g = 64 / std::gcd<int64_t>(packed, 64), regs = g * packed / 64;
   if (g * stride > INT32_MAX / 2 || regs > 24) return r;
   // Stream byte y of a step from user byte at(y), from the step's first.
-  auto at = [&](int64_t y) { return y / packed * stride + y % packed + d[y % packed] - d[0]; };
+  auto at = [&](int64_t y) { return y / packed * stride + y % packed; };
   struct Register {
     int64_t window;  // its first window (or, `whole`, its bytes' first)
     bool whole = false;
@@ -717,7 +717,6 @@ RegisterGroups line_groups(const RunMoves &t, int32_t stride, int32_t packed,
   for (size_t i = 0; i < pool.size(); i++) e.zmm_const((uint8_t)(3 + i), i);
   const size_t top = e.code.size();
   // Windows in zmm0-zmm2: `held` the register before's last (-1: none).
-  const int32_t base = (int32_t)d[0];
   int64_t held = -1;
   uint8_t cur = 0;
   for (int64_t o = 0; o < regs; o++) {
@@ -783,8 +782,10 @@ std::shared_ptr<const JitCode> compile(const RunMoves &moves, int32_t stride, in
   // which then packed 1.02-1.10x faster at 2 KiB (in-process A/B, four
   // placements, Intel Xeon VM), random wide and strided blocks 1.00x at 2
   // and 16 KiB.
+  // AVX-512: whole lines where they pay, else 32-byte registers.
   if (vector_bytes == 64 && !indexed) groups = line_groups(moves, stride, packed, stores);
-  else if (vector_bytes >= 32 && !indexed)
+  const bool aligned = groups.group != 0;
+  if (!aligned && vector_bytes >= 32 && !indexed)
     groups = register_groups(moves, stride, packed, (int64_t)stores.size());
   const size_t at = (image.size() + 63) / 64 * 64, at_groups = (at + u.size() + 63) / 64 * 64;
   image.resize(at, 0xCC);
@@ -805,7 +806,7 @@ std::shared_ptr<const JitCode> compile(const RunMoves &moves, int32_t stride, in
   if (groups.group) {
     code->groups = reinterpret_cast<JitLoop>(m + at_groups);
     code->group_permutes = groups.permutes;
-    if (vector_bytes == 64) {
+    if (aligned) {
       code->aligned_groups = true, code->align = StreamAlign(packed, 64);
       code->groups_from = (kLineGroupsFrom + packed - 1) / packed;
     }
