@@ -488,6 +488,22 @@ struct RegisterGroups {
   std::vector<uint8_t> code;
 };
 
+// A groups loop's end: its steps' loop closed at `top`, then the jump to
+// the moves loop for the instances left in r8 (its rel32 patched by
+// compile()), the index vectors placed after the code.
+template <size_t N>
+void end_groups(Emitter &e, size_t top, int64_t g, int32_t stride, int32_t packed,
+                const std::vector<std::array<int32_t, N>> &pool, RegisterGroups &r) {
+  e.end_loop(top, (int32_t)(g * stride), (int32_t)(g * packed));
+  e.bytes({0xC5, 0xF8, 0x77});  // vzeroupper
+  e.bytes({0x4C, 0x89, 0xC2});  // mov rdx, r8
+  e.bytes({0xE9});              // jmp to the moves loop
+  r.jump = e.code.size();
+  e.imm32(0);
+  e.place_pool(pool);
+  r.group = g, r.code = std::move(e.code);
+}
+
 RegisterGroups register_groups(const RunMoves &t, int32_t stride, int32_t packed,
                                int64_t move_stores) {
   RegisterGroups r;
@@ -593,14 +609,7 @@ RegisterGroups register_groups(const RunMoves &t, int32_t stride, int32_t packed
     }
     e.store(kRsi, (int32_t)(32 * o));
   }
-  e.end_loop(top, (int32_t)(g * stride), (int32_t)(g * packed));
-  e.bytes({0xC5, 0xF8, 0x77});  // vzeroupper
-  e.bytes({0x4C, 0x89, 0xC2});  // mov rdx, r8
-  e.bytes({0xE9});              // jmp to the moves loop (compile() patches it)
-  r.jump = e.code.size();
-  e.imm32(0);
-  e.place_pool(pool);
-  r.group = g, r.code = std::move(e.code);
+  end_groups(e, top, g, stride, packed, pool, r);
   return r;
 }
 
@@ -745,14 +754,8 @@ RegisterGroups line_groups(const RunMoves &t, int32_t stride, int32_t packed,
     held = keep ? next : -1;
     cur = keep ? other : cur;
   }
-  e.end_loop(top, (int32_t)(g * stride), (int32_t)(g * packed));
-  e.bytes({0xC5, 0xF8, 0x77});  // vzeroupper
-  e.bytes({0x4C, 0x89, 0xC2});  // mov rdx, r8
-  e.bytes({0xE9});              // jmp to the moves loop (compile() patches it)
-  r.jump = e.code.size();
-  e.imm32(0);
-  e.place_pool(pool);
-  r.group = g, r.permutes = (int64_t)pool.size(), r.code = std::move(e.code);
+  r.permutes = (int64_t)pool.size();
+  end_groups(e, top, g, stride, packed, pool, r);
   return r;
 }
 
