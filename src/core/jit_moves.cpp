@@ -636,10 +636,9 @@ RegisterGroups register_groups(const RunMoves &t, int32_t stride, int32_t packed
 // at or past it, each typemap byte less than a page past the one before
 // (blocks rise, each gap shorter than a block of at most 24 registers'
 // worth), so on a page that holds one.  A step's last windows may reach
-// past its own last byte: the loop takes
-// a step only where the `extra` instances after it hold a typemap byte
-// at or past its last read.  Lanes are dwords: blocks and strides of
-// whole words.
+// past its own last byte: the loop takes a step only where the `extra`
+// instances after it hold a typemap byte at or past its last read.
+// Lanes are dwords: blocks and strides of whole words.
 //
 // Ranges of fewer packed bytes move by the moves alone (JitCode::
 // groups_from): the head, the index vectors' loads and the instances past
