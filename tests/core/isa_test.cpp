@@ -759,8 +759,8 @@ TEST(Isa, ShortStridedBlocksPackByStepsReadingOnlyTheirPages) {
 // first brought to a multiple of 64 bytes by the moves.  Not where the
 // gaps are as long as the blocks (10 doubles of every 20), nor on the
 // other sets or with LOOM_JIT=off.  Blocks of 36 to 252 bytes at strides
-// up to twice their length, 1 to 640 of them (some under a second strided
-// level), the last byte at a page's end and inaccessible pages wherever
+// up to twice their length (some at an offset in their instance), 1 to
+// 640 of them (some under a second strided level), the last byte at a page's end and inaccessible pages wherever
 // the typemap has none, packed whole and in two ranges (the second's
 // stream at any alignment), give the reference interpreter's bytes
 // (page_exact_trial).
@@ -785,7 +785,10 @@ TEST(Isa, BlocksPackByWholeLinesReadingOnlyTheirPages) {
         // the range's last step then ends at its last byte.
         const int64_t b = 4 * uni(9, 63), st = b + 4 * uni(1, b / 4),
                       n = uni(0, 1) ? uni(1, 600) : 16 * uni(1, 40);
-        TypeSpecPtr t = hvector(n, 1, st, contig(b, prim(LOOM_BYTE)));
+        // Some blocks at an offset in their instance (of any byte).
+        const TypeSpecPtr leaf = uni(0, 1) ? contig(b, prim(LOOM_BYTE))
+                                           : resized(hindexed({b}, {uni(1, st - b)}, prim(LOOM_BYTE)), 0, st);
+        TypeSpecPtr t = hvector(n, 1, st, leaf);
         if (uni(0, 3) == 0) t = hvector(uni(2, 3), 1, n * st + 4 * uni(0, 64), t);
         const std::string e = page_exact_trial(t, ending_at_a_page(*t),
                                                (size_t)uni(0, reference_layout(*t).size), rng);
