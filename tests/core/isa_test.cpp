@@ -608,6 +608,15 @@ int64_t ending_at_a_page(const TypeSpec &t) {
   return 2 * pg - (hi - lo) % pg;
 }
 
+// page_exact_trial of one instance of `t` whose last byte ends a page,
+// its two ranges cut at a random byte: "" or what failed, with the type.
+std::string page_end_trial(const TypeSpecPtr &t, std::mt19937_64 &rng) {
+  const Uniform uni{rng};
+  const std::string e =
+      page_exact_trial(t, ending_at_a_page(*t), (size_t)uni(0, reference_layout(*t).size), rng);
+  return e.empty() ? "" : e + "\n  type: " + describe(*t);
+}
+
 // Packing rows of blocks that take two moves (3, 5-7, 9-15, 17-31 bytes;
 // 49-63 on AVX-512) moves each but a row's last as one wider move, reading
 // user bytes past it, on its page or the next block's (kernels.cpp
@@ -695,9 +704,7 @@ TEST(Isa, RegisterStepsReadOnlyTheirPages) {
         const int64_t extent = (at + uni(-1, 2)) * 4;
         const TypeSpecPtr t = contig(8 * uni(1, 6),
                                      resized(indexed(bl, disp, prim(LOOM_FLOAT)), 0, extent));
-        const std::string e = page_exact_trial(t, ending_at_a_page(*t),
-                                               (size_t)uni(0, reference_layout(*t).size), rng);
-        return e.empty() ? "" : e + "\n  type: " + describe(*t);
+        return page_end_trial(t, rng);
       });
 }
 
@@ -744,9 +751,7 @@ TEST(Isa, ShortStridedBlocksPackByStepsReadingOnlyTheirPages) {
         const Uniform uni{rng};
         const int64_t b = uni(1, 31), st = b + uni(1, std::min<int64_t>(b, 8)), n = uni(1, 700);
         const TypeSpecPtr t = hvector(n, 1, st, contig(b, prim(LOOM_BYTE)));
-        const std::string e = page_exact_trial(t, ending_at_a_page(*t),
-                                               (size_t)uni(0, reference_layout(*t).size), rng);
-        return e.empty() ? "" : e + "\n  type: " + describe(*t);
+        return page_end_trial(t, rng);
       });
 }
 
@@ -760,10 +765,10 @@ TEST(Isa, ShortStridedBlocksPackByStepsReadingOnlyTheirPages) {
 // gaps are as long as the blocks (10 doubles of every 20), nor on the
 // other sets or with LOOM_JIT=off.  Blocks of 36 to 252 bytes at strides
 // up to twice their length (some at an offset in their instance), 1 to
-// 640 of them (some under a second strided level), the last byte at a page's end and inaccessible pages wherever
-// the typemap has none, packed whole and in two ranges (the second's
-// stream at any alignment), give the reference interpreter's bytes
-// (page_exact_trial).
+// 640 of them (some under a second strided level), the last byte at a
+// page's end and inaccessible pages wherever the typemap has none, packed
+// whole and in two ranges (the second's stream at any alignment), give
+// the reference interpreter's bytes (page_exact_trial).
 TEST(Isa, BlocksPackByWholeLinesReadingOnlyTheirPages) {
   OnSet on;
   for (const std::string &name : runnable()) {
@@ -773,7 +778,7 @@ TEST(Isa, BlocksPackByWholeLinesReadingOnlyTheirPages) {
       Type t = committed(hvector(400, 1, 8 * stride, contig(10, prim(LOOM_DOUBLE))));
       ASSERT_TRUE(t);
       const loom::Node &node = *loom::plan_for(t.get(), 1).node;
-      const bool grouped = node.jit && node.jit->groups && node.jit->aligned_groups;
+      const bool grouped = node.jit && node.jit->groups && node.jit->aligned_groups();
       EXPECT_EQ(grouped, lines && stride == 12) << name << ": 10 doubles of every " << stride;
     }
   }
@@ -790,9 +795,7 @@ TEST(Isa, BlocksPackByWholeLinesReadingOnlyTheirPages) {
                                            : resized(hindexed({b}, {uni(1, st - b)}, prim(LOOM_BYTE)), 0, st);
         TypeSpecPtr t = hvector(n, 1, st, leaf);
         if (uni(0, 3) == 0) t = hvector(uni(2, 3), 1, n * st + 4 * uni(0, 64), t);
-        const std::string e = page_exact_trial(t, ending_at_a_page(*t),
-                                               (size_t)uni(0, reference_layout(*t).size), rng);
-        return e.empty() ? "" : e + "\n  type: " + describe(*t);
+        return page_end_trial(t, rng);
       });
 }
 
@@ -830,9 +833,7 @@ TEST(Isa, RowsOfWordsPackByStepsReadingOnlyTheirPages) {
         const int64_t row_st = row + std::max<int64_t>(0, gaps[uni(0, 3)]) / w * w;
         const TypeSpecPtr t =
             hvector(uni(1, 300), 1, row_st, hvector(k, 1, st, contig(b, prim(p))));
-        const std::string e = page_exact_trial(t, ending_at_a_page(*t),
-                                               (size_t)uni(0, reference_layout(*t).size), rng);
-        return e.empty() ? "" : e + "\n  type: " + describe(*t);
+        return page_end_trial(t, rng);
       });
 }
 
@@ -856,9 +857,7 @@ TEST(Isa, BlocksOfTwelveAndTwentyFourBytesReadOnlyTheirPages) {
         const int64_t st = (uni(0, 3) ? uni(b, 4096) : uni(b, 2 * b)) / size * size;
         const int64_t n = loom::l1_data_cache_bytes() / (st + b) + uni(1, 600);
         const TypeSpecPtr t = hvector(n, 1, st, contig(b / size, prim(kPrims[which])));
-        const std::string e = page_exact_trial(t, ending_at_a_page(*t),
-                                               (size_t)uni(0, reference_layout(*t).size), rng);
-        return e.empty() ? "" : e + "\n  type: " + describe(*t);
+        return page_end_trial(t, rng);
       });
 }
 
@@ -909,7 +908,6 @@ TEST(Isa, GroupsOfInstancesReadOnlyTheirPages) {
   on_every_set(
       "Isa.GroupsOfInstancesReadOnlyTheirPages", static_cast<int>(60 * test_scale()),
       [&met](std::mt19937_64 &rng, int i, uint64_t) -> std::string {
-        const Uniform uni{rng};
         const bool avx512 = std::string(loom_isa()).rfind("avx512", 0) == 0;
         TypeSpecPtr t = i == 0 ? contig(512, resized(contig(3, prim(LOOM_FLOAT)), 0, 16))
                                : group_candidate(rng);
@@ -929,9 +927,7 @@ TEST(Isa, GroupsOfInstancesReadOnlyTheirPages) {
             break;
           }
         }
-        const std::string e = page_exact_trial(t, ending_at_a_page(*t),
-                                               (size_t)uni(0, reference_layout(*t).size), rng);
-        return e.empty() ? "" : e + "\n  type: " + describe(*t);
+        return page_end_trial(t, rng);
       });
   for (const std::string &name : runnable()) {
     if (name.rfind("avx512", 0) == 0) {
