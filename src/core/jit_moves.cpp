@@ -809,7 +809,7 @@ std::shared_ptr<const JitCode> compile(const RunMoves &moves, int32_t stride, in
     code->groups = reinterpret_cast<JitLoop>(m + at_groups);
     code->group_permutes = groups.permutes;
     if (aligned) {
-      code->aligned_groups = true, code->align = StreamAlign(packed, 64);
+      code->align = StreamAlign(packed, 64);
       code->groups_from = (kLineGroupsFrom + packed - 1) / packed;
     }
   }

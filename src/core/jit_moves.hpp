@@ -33,13 +33,14 @@ struct JitCode {
   /// such loop.
   JitLoop groups = nullptr;
   int64_t group_permutes = 0;  // a step's permuted windows
-  /// Whether the groups store whole cache lines from a stream at a
-  /// multiple of 64 bytes: the kernel packs the instances that bring it
-  /// there by `pack` first (`align`), and ranges of fewer than
-  /// `groups_from` instances by `pack` alone.
-  bool aligned_groups = false;
-  StreamAlign align;
+  /// Groups that store whole cache lines from a stream at a multiple of
+  /// 64 bytes take ranges of `groups_from` instances or more (0: the
+  /// groups store otherwise); the kernel packs the instances that bring
+  /// the stream there by `pack` first (`align`), shorter ranges by `pack`
+  /// alone.
   int64_t groups_from = 0;
+  StreamAlign align;
+  bool aligned_groups() const { return groups_from > 0; }
   int64_t stores = 0;  // an instance's in the packing loop (moves, gathers)
   void *memory = nullptr;
   size_t bytes = 0;

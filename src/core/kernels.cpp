@@ -1101,7 +1101,7 @@ char *k_vec_jit_groups(const Node &n, char *base, char *s, int64_t i0, int64_t i
   char *p = base + i0 * n.stride;
   const int64_t count = i1 - i0;
   if (count < j.groups_from) return j.pack(p, s, count, nullptr);
-  if (j.aligned_groups) return aligned_jit_groups(j, n.stride, p, s, count);
+  if (j.aligned_groups()) return aligned_jit_groups(j, n.stride, p, s, count);
   return j.groups(p, s, count, nullptr);
 }
 // A strided loop's compiled packing kernel.
@@ -3322,7 +3322,7 @@ void select_base_kernels(Node &n) {
         // floats of every 13-16 packed 1.03-1.39x faster at 8 and 16 KiB,
         // 1.00-1.06x at 64 KiB (in-process A/B, four placements, Intel
         // Xeon VM).
-        if (n.jit && n.jit->aligned_groups) n.groups = nullptr;
+        if (n.jit && n.jit->aligned_groups()) n.groups = nullptr;
         pick_groups(n);
         pack_in_pairs(n);
         pick_chain(n);
