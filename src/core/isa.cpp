@@ -71,7 +71,8 @@ void select_kernels(Node &n) {
   current_kernel_set().select(n);
   if (n.pack_alt || n.unpack_alt)
     n.choice = std::shared_ptr<TimedChoice[]>(
-        new TimedChoice[2]{TimedChoice::Tie::kKeep, TimedChoice::Tie::kKeep});
+        new TimedChoice[2]{{TimedChoice::Tie::kKeep, TimedChoice::Cache::kSameCore},
+                           {TimedChoice::Tie::kKeep, TimedChoice::Cache::kSameCore}});
 }
 
 }  // namespace loom

@@ -9,8 +9,8 @@ TimedChoice::Call TimedChoice::plan() {
   std::lock_guard<std::mutex> g(mu_);
   const uint64_t k = calls_++;
   Call c;
-  if (k < 2 * kTrials) {  // pairs: alt, alt, base, base, ...
-    c.alt = k / 2 % 2 == 0;
+  if (k < 2 * kTrials) {  // alt, base, ... or pairs: alt, alt, base, base, ...
+    c.alt = (pairs_ ? k / 2 : k) % 2 == 0;
   } else if (verdict_ == kUndecided) {  // other callers' trials still run
     c.alt = false;
   } else {
@@ -25,12 +25,12 @@ TimedChoice::Call TimedChoice::plan() {
       c.probe = --probe_left_ == 0;  // the probe's second call is its sample
     }
   }
-  c.warm = k > 0 && c.alt != last_alt_;
+  c.warm = pairs_ && k > 0 && c.alt != last_alt_;
   last_alt_ = c.alt;
   return c;
 }
 
-uint32_t TimedChoice::probe_calls(Verdict v) { return v == kAlt ? 2 : 1; }
+uint32_t TimedChoice::probe_calls(Verdict v) const { return pairs_ && v == kAlt ? 2 : 1; }
 
 TimedChoice::Verdict TimedChoice::faster(double alt, double base) const {
   if (tie_ == Tie::kKeep && verdict_ == kAlt) return base <= 0.95 * alt ? kBase : kAlt;

@@ -40,7 +40,9 @@
 // sitting dirty in the other core's cache, while two threads after one
 // lost ~5%.  So a probe of the base is two calls, the second its sample,
 // and a probe of the alternative is one; compared with the other side's
-// warm calls, cold samples would keep whichever side ran last.
+// warm calls, cold samples would keep whichever side ran last.  Two
+// kernels of one thread find the bytes where the other left them: there
+// every call is a sample and a probe one call (Cache::kSameCore).
 //
 // Invariant: a call runs the side the state gave it (plan()) and reports
 // that side's time (record()); several callers may interleave.
@@ -67,7 +69,19 @@ class TimedChoice {
   ///     apart, on the Intel VM: the program ran as fast as the base,
   ///     2511-2575 MB/s, against 2672-2700 for the alternative alone).
   enum class Tie { kBase, kKeep };
-  TimedChoice(Tie tie = Tie::kBase) : tie_(tie) {}
+  /// Where a call finds the buffers after a call on the other side.
+  ///   - kOtherCore: in another core's cache (several threads against
+  ///     one): a side's first call after the other side's is not a
+  ///     sample; trials alternate pairs and a probe of the base takes two
+  ///     calls (above).
+  ///   - kSameCore: where they were (two kernels of one thread, the same
+  ///     bytes): every call is a sample; trials alternate single calls and
+  ///     a probe is one call.  Probes of a base 1.4x slower (NAS MG x
+  ///     packing, Intel VM) took 3-5% of a program's calls, pairs
+  ///     included, and its median call 1-8% over the alternative's.
+  enum class Cache { kOtherCore, kSameCore };
+  TimedChoice(Tie tie = Tie::kBase, Cache cache = Cache::kOtherCore)
+      : tie_(tie), pairs_(cache == Cache::kOtherCore) {}
 
   static constexpr uint32_t kTrials = 6;
   static constexpr uint32_t kWindow = 7;
@@ -95,12 +109,13 @@ class TimedChoice {
 
  private:
   double median(int side) const;  // of the window's samples so far
-  static uint32_t probe_calls(Verdict v);  // a probe's calls against verdict v
+  uint32_t probe_calls(Verdict v) const;  // a probe's calls against verdict v
   /// The verdict for these times of the alternative and of the base, from
   /// the verdict held (Tie).
   Verdict faster(double alt, double base) const;
 
   const Tie tie_;
+  const bool pairs_;  // Cache::kOtherCore
   mutable std::mutex mu_;
   uint64_t calls_ = 0, probes_ = 0;
   uint64_t next_probe_ = 0, gap_ = kProbeFirst;

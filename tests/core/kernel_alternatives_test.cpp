@@ -100,7 +100,7 @@ std::string check(const Case &c, uint64_t seed, bool through_api) {
     if (!e.empty()) return e + " (" + plan + ")";
   }
   if (!through_api) return "";
-  // The trials alternate pairs, alternative first: both kernels run.
+  // The trials alternate, alternative first: both kernels run.
   for (uint32_t call = 0; call < 2 * loom::TimedChoice::kTrials + 4; ++call) {
     std::string e = check_pack([&](unsigned char *o) {
       size_t pos = 0;

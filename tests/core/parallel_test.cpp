@@ -235,6 +235,37 @@ TEST(Parallel, TimedChoiceKeepsItsVerdictWithinFivePercent) {
   }
 }
 
+// Cache::kSameCore (two kernels of one thread): trials alternate single
+// calls, every call is a sample (none warms the other side's caches), and
+// a probe of the losing side is one call, where kOtherCore takes two for a
+// probe of the base.
+TEST(Parallel, TimedChoiceOfOneThreadSamplesEveryCall) {
+  using TC = loom::TimedChoice;
+  for (const TC::Cache cache : {TC::Cache::kSameCore, TC::Cache::kOtherCore}) {
+    const bool same = cache == TC::Cache::kSameCore;
+    TC choice(TC::Tie::kKeep, cache);
+    uint64_t on_base = 0;
+    for (uint32_t k = 0; k < 2 * TC::kTrials; ++k) {
+      const TC::Call c = choice.plan();
+      EXPECT_EQ(c.alt, (same ? k : k / 2) % 2 == 0) << "trial " << k;
+      EXPECT_EQ(c.warm, !same && k % 2 == 0 && k > 0) << "trial " << k;
+      choice.record(c, c.alt ? 1.0 : 1.4);
+    }
+    ASSERT_EQ(choice.verdict(), TC::kAlt);
+    const uint64_t probes_before = choice.probes();
+    for (int i = 0; i < 20000; ++i) {
+      const TC::Call c = choice.plan();
+      EXPECT_FALSE(same && c.warm);
+      on_base += !c.alt;
+      choice.record(c, c.alt ? 1.0 : 1.4);
+    }
+    EXPECT_EQ(choice.verdict(), TC::kAlt);
+    const uint64_t probes = choice.probes() - probes_before;
+    EXPECT_GE(probes, 5u);
+    EXPECT_EQ(on_base, (same ? 1 : 2) * probes) << (same ? "kSameCore" : "kOtherCore");
+  }
+}
+
 // A type freed while cached stays alive in the cache (its reference), so
 // a new type at the same address never meets the old one's checkpoints.
 TEST(Parallel, FreedTypeIsNotConfusedWithItsSuccessor) {
