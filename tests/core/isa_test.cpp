@@ -778,7 +778,10 @@ TEST(Isa, BlocksPackByWholeLinesReadingOnlyTheirPages) {
       Type t = committed(hvector(400, 1, 8 * stride, contig(10, prim(LOOM_DOUBLE))));
       ASSERT_TRUE(t);
       const loom::Node &node = *loom::plan_for(t.get(), 1).node;
-      const bool grouped = node.jit && node.jit->groups && node.jit->aligned_groups();
+      // Line groups permute windows; the gaps as long as the blocks,
+      // joined lines (next test) do not.
+      const bool grouped = node.jit && node.jit->groups && node.jit->aligned_groups() &&
+                           node.jit->group_permutes > 0;
       EXPECT_EQ(grouped, lines && stride == 12) << name << ": 10 doubles of every " << stride;
     }
   }
@@ -795,6 +798,47 @@ TEST(Isa, BlocksPackByWholeLinesReadingOnlyTheirPages) {
                                            : resized(hindexed({b}, {uni(1, st - b)}, prim(LOOM_BYTE)), 0, st);
         TypeSpecPtr t = hvector(n, 1, st, leaf);
         if (uni(0, 3) == 0) t = hvector(uni(2, 3), 1, n * st + 4 * uni(0, 64), t);
+        return page_end_trial(t, rng);
+      });
+}
+
+// Blocks of whole words longer than a cache line and not a multiple of
+// one, at any stride, pack on the AVX-512 sets by whole cache lines of the
+// stream (jit_moves.cpp joined_lines) from ranges of 4 KiB on: a register
+// across two blocks from the 64 bytes that end the first and the 64 that
+// start the second, joined by a dword shift; every load within a block.
+// Not blocks of bytes that are not whole words (9 doubles and a byte of
+// every 33 doubles), nor on the other sets or with LOOM_JIT=off.  Blocks
+// of 65 to 256 bytes (whole words or not) at strides up to four times
+// their length (some at an offset in their instance), 1 to 640 of them
+// (some under a second strided level), the last byte at a page's end and
+// inaccessible pages wherever the typemap has none, packed whole and in
+// two ranges (the second's stream at any alignment), give the reference
+// interpreter's bytes (page_exact_trial).
+TEST(Isa, FarBlocksPackByJoinedLinesReadingOnlyTheirPages) {
+  OnSet on;
+  for (const std::string &name : runnable()) {
+    ASSERT_TRUE(on.enter({name, -1}));
+    const bool lines = name.rfind("avx512", 0) == 0 && loom::jit_enabled();
+    for (int64_t odd : {0, 1}) {
+      Type t = committed(hvector(400, 1, 8 * 33, contig(72 + odd, prim(LOOM_BYTE))));
+      ASSERT_TRUE(t);
+      const loom::Node &node = *loom::plan_for(t.get(), 1).node;
+      const bool joined = node.jit && node.jit->groups && node.jit->aligned_groups() &&
+                          node.jit->group_permutes == 0;
+      EXPECT_EQ(joined, lines && !odd) << name << ": " << 72 + odd << " bytes of every 264";
+    }
+  }
+  on_every_set(
+      "Isa.FarBlocksPackByJoinedLinesReadingOnlyTheirPages", static_cast<int>(60 * test_scale()),
+      [](std::mt19937_64 &rng, int, uint64_t) -> std::string {
+        const Uniform uni{rng};
+        const int64_t b = uni(0, 3) ? 4 * uni(17, 63) : uni(65, 255), st = b + uni(0, 3 * b),
+                      n = uni(0, 1) ? uni(1, 600) : 16 * uni(1, 40);
+        const TypeSpecPtr leaf = uni(0, 1) ? contig(b, prim(LOOM_BYTE))
+                                           : resized(hindexed({b}, {uni(1, st - b + 1)}, prim(LOOM_BYTE)), 0, st + 1);
+        TypeSpecPtr t = hvector(n, 1, st + 1, leaf);
+        if (uni(0, 3) == 0) t = hvector(uni(2, 3), 1, n * (st + 1) + 4 * uni(0, 64), t);
         return page_end_trial(t, rng);
       });
 }
