@@ -805,7 +805,7 @@ RegisterGroups joined_lines(const RunMoves &t, int32_t stride, int32_t packed,
       !one_block(t, packed, &base))
     return r;
   const int64_t g = 64 / std::gcd<int64_t>(packed, 64), regs = g * packed / 64;
-  if (g * stride > INT32_MAX / 2 || regs > 32) return r;
+  if (g * stride > INT32_MAX / 2 || regs > 64) return r;
   if (6 * regs > 5 * store_lines(moves, g, packed)) return r;
   Emitter e(true);
   e.bytes({0xF3, 0x0F, 0x1E, 0xFA});                         // endbr64
