@@ -778,35 +778,57 @@ RegisterGroups line_groups(const RunMoves &t, int32_t stride, int32_t packed,
   return r;
 }
 
-// AVX-512: packing a strided loop of one block of 65 bytes or more (whole
-// words, not whole registers) by whole 64-byte registers of the stream
-// from any stride: g instances a step (g * packed bytes, a multiple of
-// 64); a register within one block by one load, a register across two
-// by the 64 bytes that end the first block and the first 64 of the next
-// (a load each, within its block), joined by one dword shift across the
-// pair (valignd), and stored once.  The moves store such a block as one
-// or more 64-byte moves and one more (64 + 8 bytes for 9 doubles), most
-// of them split across cache lines: blocks of 68-144 bytes 100-400 bytes
-// apart packed 1.24-1.54x faster so at 16 KiB, from a stream at a
-// multiple of 64 bytes (JitCode::align; 0.95-1.18x from one 8 bytes
-// past), a C++ loop of these instructions against one of the moves
-// (Intel Xeon VM).  Blending each register from loads at the runs'
-// offsets, as register_groups and the vectoriser do, reads up to 63
-// bytes of the gaps on either side of a block, lines the moves never
-// touch: 0.49-2.07x as fast as the moves by stride.
+// AVX-512: packing a strided loop whose instance is runs of 64 bytes or
+// more, none a multiple of 64 (blocks of whole words: 9 doubles, 17
+// floats, or rows of them), by whole 64-byte registers of the stream from
+// any stride: g instances a step (g * packed bytes, a multiple of 64); a
+// register within one run by one load, a register across two runs by the
+// 64 bytes that end the first and the first 64 of the next (a load each,
+// within its run), joined by one dword shift across the pair (valignd),
+// and stored once.  The moves store such a run as one or more 64-byte
+// moves and one more (64 + 8 bytes for 9 doubles), most of them split
+// across cache lines: blocks of 68-144 bytes 100-400 bytes apart packed
+// 1.24-1.54x faster so at 16 KiB, from a stream at a multiple of 64 bytes
+// (JitCode::align; 0.95-1.18x from one 8 bytes past), a C++ loop of these
+// instructions against one of the moves (Intel Xeon VM).  Blending each
+// register from loads at the runs' offsets, as register_groups and the
+// vectoriser do, reads up to 63 bytes of the gaps on either side of a
+// run, lines the moves never touch: 0.49-2.07x as fast as the moves by
+// stride.
 //
-// Exactness: every load lies within one block; the stores fill the
-// step's stream bytes exactly.
+// Exactness: every load lies within one run; the stores fill the step's
+// stream bytes exactly.
 RegisterGroups joined_lines(const RunMoves &t, int32_t stride, int32_t packed,
                             const std::vector<Store> &moves) {
   RegisterGroups r;
-  int32_t base;
-  if (packed <= 64 || packed % 64 == 0 || packed % 4 != 0 || stride < packed ||
-      !one_block(t, packed, &base))
-    return r;
+  if (packed <= 64 || packed % 4 != 0 || stride <= 0) return r;
+  // The instance's runs in stream order, each following the one before.
+  std::vector<Move> list;
+  for (int w = 0, k = 0; w < RunMoves::kWidths; w++)
+    for (int32_t j = 0; j < t.count[w]; j++, k++) list.push_back({32 >> w, t.at[k][0], t.at[k][1]});
+  std::stable_sort(list.begin(), list.end(),
+                   [](const Move &a, const Move &b) { return a.stream < b.stream; });
+  struct Run {
+    int32_t user, stream, bytes;
+  };
+  std::vector<Run> runs;
+  for (const RunSpan &x : run_spans(list)) {
+    const int32_t q = list[x.first].stream, n = x.end - x.user;
+    if (q != (runs.empty() ? 0 : runs.back().stream + runs.back().bytes) || n < 64 ||
+        n % 64 == 0 || n % 4 != 0)
+      return r;
+    runs.push_back({x.user, q, n});
+  }
+  if (runs.empty() || runs.back().stream + runs.back().bytes != packed) return r;
   const int64_t g = 64 / std::gcd<int64_t>(packed, 64), regs = g * packed / 64;
   if (g * stride > INT32_MAX / 2 || regs > 64) return r;
   if (6 * regs > 5 * store_lines(moves, g, packed)) return r;
+  // Run k of the step's instances (instance k / runs, from the step's origin).
+  auto run = [&](int64_t k) {
+    const Run &x = runs[k % runs.size()];
+    const int64_t i = k / (int64_t)runs.size();
+    return Run{(int32_t)(i * stride + x.user), (int32_t)(i * packed + x.stream), x.bytes};
+  };
   Emitter e(true);
   e.bytes({0xF3, 0x0F, 0x1E, 0xFA});                         // endbr64
   e.bytes({0x49, 0x89, 0xD0});                               // mov r8, rdx
@@ -814,16 +836,18 @@ RegisterGroups joined_lines(const RunMoves &t, int32_t stride, int32_t packed,
   e.bytes({0x48, 0xC1, 0xEA, (uint8_t)__builtin_ctzll(g)});  // shr rdx, log2 g
   e.skip_if_no_steps();
   const size_t top = e.code.size();
+  int64_t k = 0;  // the run holding the register's first byte
   for (int64_t o = 0; o < regs; o++) {
-    const int64_t x = 64 * o, i = x / packed, y = x % packed, first = (i + 1) * packed - x;
-    const int32_t at = (int32_t)(i * stride + base);
+    while (run(k).stream + run(k).bytes <= 64 * o) k++;
+    const Run x = run(k);
+    const int32_t y = (int32_t)(64 * o - x.stream), first = x.bytes - y;
     if (first >= 64) {
-      e.zmm(0x6F, 0, kRdi, (int32_t)(at + y));
+      e.zmm(0x6F, 0, kRdi, x.user + y);
     } else {
-      e.zmm(0x6F, 1, kRdi, (int32_t)(at + stride));
-      e.align_zmm(1, kRdi, (int32_t)(at + packed - 64), (uint8_t)((64 - first) / 4));
+      e.zmm(0x6F, 1, kRdi, run(k + 1).user);
+      e.align_zmm(1, kRdi, x.user + x.bytes - 64, (uint8_t)((64 - first) / 4));
     }
-    e.zmm(0x7F, 0, kRsi, (int32_t)x);
+    e.zmm(0x7F, 0, kRsi, (int32_t)(64 * o));
   }
   end_groups(e, top, g, stride, packed, std::vector<std::array<int32_t, 16>>(), r);
   return r;

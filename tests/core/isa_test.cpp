@@ -810,8 +810,9 @@ TEST(Isa, BlocksPackByWholeLinesReadingOnlyTheirPages) {
 // Not blocks of bytes that are not whole words (9 doubles and a byte of
 // every 33 doubles), nor on the other sets or with LOOM_JIT=off.  Blocks
 // of 65 to 256 bytes (whole words or not) at strides up to four times
-// their length (some at an offset in their instance), 1 to 640 of them
-// (some under a second strided level), the last byte at a page's end and
+// their length (some at an offset in their instance, some in rows of 2-4
+// an instance), 1 to 640 of them (some under a second strided level), the
+// last byte at a page's end and
 // inaccessible pages wherever the typemap has none, packed whole and in
 // two ranges (the second's stream at any alignment), give the reference
 // interpreter's bytes (page_exact_trial).
@@ -833,10 +834,15 @@ TEST(Isa, FarBlocksPackByJoinedLinesReadingOnlyTheirPages) {
       "Isa.FarBlocksPackByJoinedLinesReadingOnlyTheirPages", static_cast<int>(60 * test_scale()),
       [](std::mt19937_64 &rng, int, uint64_t) -> std::string {
         const Uniform uni{rng};
-        const int64_t b = uni(0, 3) ? 4 * uni(17, 63) : uni(65, 255), st = b + uni(0, 3 * b),
-                      n = uni(0, 1) ? uni(1, 600) : 16 * uni(1, 40);
-        const TypeSpecPtr leaf = uni(0, 1) ? contig(b, prim(LOOM_BYTE))
-                                           : resized(hindexed({b}, {uni(1, st - b + 1)}, prim(LOOM_BYTE)), 0, st + 1);
+        int64_t b = uni(0, 3) ? 4 * uni(17, 63) : uni(65, 255), st = b + uni(0, 3 * b);
+        const int64_t n = uni(0, 1) ? uni(1, 600) : 16 * uni(1, 40);
+        TypeSpecPtr leaf = uni(0, 1) ? contig(b, prim(LOOM_BYTE))
+                                     : resized(hindexed({b}, {uni(1, st - b + 1)}, prim(LOOM_BYTE)), 0, st + 1);
+        if (uni(0, 2) == 0) {  // rows of 2-4 blocks, one run each
+          const int64_t rows = uni(2, 4), row = b + uni(0, b);
+          leaf = hvector(rows, 1, row, contig(b, prim(LOOM_BYTE)));
+          b = (rows - 1) * row + b, st = b + uni(0, b);
+        }
         TypeSpecPtr t = hvector(n, 1, st + 1, leaf);
         if (uni(0, 3) == 0) t = hvector(uni(2, 3), 1, n * (st + 1) + 4 * uni(0, 64), t);
         return page_end_trial(t, rng);
