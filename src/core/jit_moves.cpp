@@ -246,6 +246,17 @@ class Emitter {
     bytes({(uint8_t)(0x80 | ((r & 7) << 3) | base)});
     imm32(disp);
   }
+  // A groups loop's start (endbr64 first): of the rdx instances, the
+  // whole steps of g (a power of two) in rdx, the rest in r8 (for the
+  // moves loop its end jumps to, end_groups); the jump past the steps'
+  // loop where there are none.
+  void whole_steps(int64_t g) {
+    bytes({0xF3, 0x0F, 0x1E, 0xFA});                         // endbr64
+    bytes({0x49, 0x89, 0xD0});                               // mov r8, rdx
+    bytes({0x49, 0x83, 0xE0, (uint8_t)(g - 1)});             // and r8, g - 1
+    bytes({0x48, 0xC1, 0xEA, (uint8_t)__builtin_ctzll(g)});  // shr rdx, log2 g
+    skip_if_no_steps();
+  }
   // A loop over rdx steps, first the jump past it where rdx <= 0 (its
   // target set by end_loop).
   void skip_if_no_steps() {
@@ -595,11 +606,7 @@ RegisterGroups register_groups(const RunMoves &t, int32_t stride, int32_t packed
   // jumped to at the end (one call for both: the kernel between them cost
   // 41 instructions a call).
   Emitter e(true);
-  e.bytes({0xF3, 0x0F, 0x1E, 0xFA});                      // endbr64
-  e.bytes({0x49, 0x89, 0xD0});                            // mov r8, rdx
-  e.bytes({0x49, 0x83, 0xE0, (uint8_t)(g - 1)});          // and r8, g - 1
-  e.bytes({0x48, 0xC1, 0xEA, (uint8_t)__builtin_ctzll(g)});  // shr rdx, log2 g
-  e.skip_if_no_steps();
+  e.whole_steps(g);
   // The index vectors stay in ymm3 on, loaded once.
   for (size_t i = 0; i < pool.size(); i++) e.load_const((uint8_t)(3 + i), i);
   const size_t top = e.code.size();
@@ -830,11 +837,7 @@ RegisterGroups joined_lines(const RunMoves &t, int32_t stride, int32_t packed,
     return Run{(int32_t)(i * stride + x.user), (int32_t)(i * packed + x.stream), x.bytes};
   };
   Emitter e(true);
-  e.bytes({0xF3, 0x0F, 0x1E, 0xFA});                         // endbr64
-  e.bytes({0x49, 0x89, 0xD0});                               // mov r8, rdx
-  e.bytes({0x49, 0x83, 0xE0, (uint8_t)(g - 1)});             // and r8, g - 1
-  e.bytes({0x48, 0xC1, 0xEA, (uint8_t)__builtin_ctzll(g)});  // shr rdx, log2 g
-  e.skip_if_no_steps();
+  e.whole_steps(g);
   const size_t top = e.code.size();
   int64_t k = 0;  // the run holding the register's first byte
   for (int64_t o = 0; o < regs; o++) {
