@@ -633,18 +633,23 @@ RegisterGroups register_groups(const RunMoves &t, int32_t stride, int32_t packed
   return r;
 }
 
-// Whether an instance is one run (a block) of `packed` bytes, `*base`
-// bytes from its origin.
-bool one_block(const RunMoves &t, int32_t packed, int32_t *base) {
-  std::vector<bool> moved(packed, false);
-  *base = t.at.empty() ? 0 : t.at[0][0] - t.at[0][1];
-  size_t k = 0;
-  for (int w = 0; w < RunMoves::kWidths; w++)
-    for (int32_t j = 0; j < t.count[w]; j++, k++) {
-      if (t.at[k][0] - t.at[k][1] != *base) return false;
-      for (int32_t y = 0; y < (32 >> w); y++) moved[t.at[k][1] + y] = true;
-    }
-  return std::find(moved.begin(), moved.end(), false) == moved.end();
+// An instance's runs in stream order (user and stream offsets, length),
+// where they follow each other in the stream from its first byte to its
+// `packed`th; else none.
+struct StreamRun {
+  int32_t user, stream, bytes;
+};
+std::vector<StreamRun> stream_runs(const RunMoves &t, int32_t packed) {
+  const std::vector<Move> list = stream_order(t);
+  std::vector<StreamRun> runs;
+  int32_t next = 0;
+  for (const RunSpan &x : run_spans(list)) {
+    if (list[x.first].stream != next) return {};
+    runs.push_back({x.user, next, x.end - x.user});
+    next += x.end - x.user;
+  }
+  if (next != packed) return {};
+  return runs;
 }
 
 // The cache lines the moves of g instances store to from a stream at a
@@ -695,8 +700,10 @@ RegisterGroups line_groups(const RunMoves &t, int32_t stride, int32_t packed,
   if (packed <= 0 || packed % 4 != 0 || stride % 4 != 0 || stride <= packed ||
       stride >= 2 * packed)
     return r;
-  int32_t base;
-  if (!one_block(t, packed, &base)) return r;
+  // One run an instance (a block), `base` bytes from its origin.
+  const std::vector<StreamRun> runs = stream_runs(t, packed);
+  if (runs.size() != 1) return r;
+  const int32_t base = runs[0].user;
   const int64_t g = 64 / std::gcd<int64_t>(packed, 64), regs = g * packed / 64;
   if (g * stride > INT32_MAX / 2 || regs > 24) return r;
   // Stream byte y of a step from user byte at(y), from the step's first.
@@ -814,28 +821,18 @@ RegisterGroups joined_lines(const RunMoves &t, int32_t stride, int32_t packed,
                             const std::vector<Store> &moves) {
   RegisterGroups r;
   if (packed <= 64 || packed % 4 != 0 || stride <= 0) return r;
-  // The instance's runs in stream order, each following the one before.
-  const std::vector<Move> list = stream_order(t);
-  struct Run {
-    int32_t user, stream, bytes;
-  };
-  std::vector<Run> runs;
-  for (const RunSpan &x : run_spans(list)) {
-    const int32_t q = list[x.first].stream, n = x.end - x.user;
-    if (q != (runs.empty() ? 0 : runs.back().stream + runs.back().bytes) || n < 64 ||
-        n % 64 == 0 || n % 4 != 0)
-      return r;
-    runs.push_back({x.user, q, n});
-  }
-  if (runs.empty() || runs.back().stream + runs.back().bytes != packed) return r;
+  const std::vector<StreamRun> runs = stream_runs(t, packed);
+  if (runs.empty()) return r;
+  for (const StreamRun &x : runs)
+    if (x.bytes < 64 || x.bytes % 64 == 0 || x.bytes % 4 != 0) return r;
   const int64_t g = 64 / std::gcd<int64_t>(packed, 64), regs = g * packed / 64;
   if (g * stride > INT32_MAX / 2 || regs > 64) return r;
   if (6 * regs > 5 * store_lines(moves, g, packed)) return r;
   // Run k of the step's instances (instance k / runs, from the step's origin).
   auto run = [&](int64_t k) {
-    const Run &x = runs[k % runs.size()];
+    const StreamRun &x = runs[k % runs.size()];
     const int64_t i = k / (int64_t)runs.size();
-    return Run{(int32_t)(i * stride + x.user), (int32_t)(i * packed + x.stream), x.bytes};
+    return StreamRun{(int32_t)(i * stride + x.user), (int32_t)(i * packed + x.stream), x.bytes};
   };
   Emitter e(true);
   e.whole_steps(g);
@@ -843,7 +840,7 @@ RegisterGroups joined_lines(const RunMoves &t, int32_t stride, int32_t packed,
   int64_t k = 0;  // the run holding the register's first byte
   for (int64_t o = 0; o < regs; o++) {
     while (run(k).stream + run(k).bytes <= 64 * o) k++;
-    const Run x = run(k);
+    const StreamRun x = run(k);
     const int32_t y = (int32_t)(64 * o - x.stream), first = x.bytes - y;
     if (first >= 64) {
       e.zmm(0x6F, 0, kRdi, x.user + y);

@@ -769,20 +769,36 @@ TEST(Isa, ShortStridedBlocksPackByStepsReadingOnlyTheirPages) {
 // page's end and inaccessible pages wherever the typemap has none, packed
 // whole and in two ranges (the second's stream at any alignment), give
 // the reference interpreter's bytes (page_exact_trial).
+// The whole-line groups a type's root packs by on the set entered: line
+// groups (they permute windows), joined lines (they do not), or none.
+enum class WholeLines { kNone, kLineGroups, kJoined };
+WholeLines whole_lines(const TypeSpecPtr &spec) {
+  Type t = committed(spec);
+  if (!t) {
+    ADD_FAILURE() << "type not committed";
+    return WholeLines::kNone;
+  }
+  const loom::JitCode *j = loom::plan_for(t.get(), 1).node->jit.get();
+  if (!j || !j->groups || !j->aligned_groups()) return WholeLines::kNone;
+  return j->group_permutes > 0 ? WholeLines::kLineGroups : WholeLines::kJoined;
+}
+// Whether set `name` packs by whole lines (AVX-512, compiled loops on).
+bool packs_whole_lines(const std::string &name) {
+  return name.rfind("avx512", 0) == 0 && loom::jit_enabled();
+}
+
 TEST(Isa, BlocksPackByWholeLinesReadingOnlyTheirPages) {
   OnSet on;
   for (const std::string &name : runnable()) {
     ASSERT_TRUE(on.enter({name, -1}));
-    const bool lines = name.rfind("avx512", 0) == 0 && loom::jit_enabled();
+    const bool lines = packs_whole_lines(name);
     for (int64_t stride : {12, 20}) {
-      Type t = committed(hvector(400, 1, 8 * stride, contig(10, prim(LOOM_DOUBLE))));
-      ASSERT_TRUE(t);
-      const loom::Node &node = *loom::plan_for(t.get(), 1).node;
-      // Line groups permute windows; the gaps as long as the blocks,
-      // joined lines (next test) do not.
-      const bool grouped = node.jit && node.jit->groups && node.jit->aligned_groups() &&
-                           node.jit->group_permutes > 0;
-      EXPECT_EQ(grouped, lines && stride == 12) << name << ": 10 doubles of every " << stride;
+      // The gaps as long as the blocks: joined lines (next test).
+      const WholeLines want = !lines ? WholeLines::kNone
+                              : stride == 12 ? WholeLines::kLineGroups
+                                             : WholeLines::kJoined;
+      EXPECT_EQ(whole_lines(hvector(400, 1, 8 * stride, contig(10, prim(LOOM_DOUBLE)))), want)
+          << name << ": 10 doubles of every " << stride;
     }
   }
   on_every_set(
@@ -820,15 +836,10 @@ TEST(Isa, FarBlocksPackByJoinedLinesReadingOnlyTheirPages) {
   OnSet on;
   for (const std::string &name : runnable()) {
     ASSERT_TRUE(on.enter({name, -1}));
-    const bool lines = name.rfind("avx512", 0) == 0 && loom::jit_enabled();
-    for (int64_t odd : {0, 1}) {
-      Type t = committed(hvector(400, 1, 8 * 33, contig(72 + odd, prim(LOOM_BYTE))));
-      ASSERT_TRUE(t);
-      const loom::Node &node = *loom::plan_for(t.get(), 1).node;
-      const bool joined = node.jit && node.jit->groups && node.jit->aligned_groups() &&
-                          node.jit->group_permutes == 0;
-      EXPECT_EQ(joined, lines && !odd) << name << ": " << 72 + odd << " bytes of every 264";
-    }
+    for (int64_t odd : {0, 1})
+      EXPECT_EQ(whole_lines(hvector(400, 1, 8 * 33, contig(72 + odd, prim(LOOM_BYTE)))),
+                packs_whole_lines(name) && !odd ? WholeLines::kJoined : WholeLines::kNone)
+          << name << ": " << 72 + odd << " bytes of every 264";
   }
   on_every_set(
       "Isa.FarBlocksPackByJoinedLinesReadingOnlyTheirPages", static_cast<int>(60 * test_scale()),
