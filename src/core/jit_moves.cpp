@@ -55,6 +55,7 @@ class Emitter {
  public:
   explicit Emitter(bool avx) : avx_(avx) {}
   std::vector<uint8_t> code;
+  int64_t ops = 0;  // zmm loads, stores, permutes and shifts emitted (uops)
 
   void bytes(std::initializer_list<uint8_t> b) { code.insert(code.end(), b); }
   void imm32(int32_t v) {
@@ -181,6 +182,7 @@ class Emitter {
   // AVX-512, zmm`r` (r < 32) from (op 6F) or to (7F) [base + disp]
   // (vmovdqu64, EVEX.512.F3.0F.W1; base below 8, disp8 scaled by 64).
   void zmm(uint8_t op, uint8_t r, uint8_t base, int32_t disp) {
+    ops++;
     bytes({0x62, evex_p0(r, 0, 0x01), 0xFE, 0x48, op});
     evex_mem(r, base, disp);
     ymm_ = true;
@@ -195,6 +197,7 @@ class Emitter {
   // disp] where b < 0) picked by zmm`index`'s (vpermt2d, EVEX.512.66.0F38.
   // W0 7E; r, index, b < 32).
   void permute2_zmm(uint8_t r, uint8_t index, int b, uint8_t base, int32_t disp) {
+    ops += b >= 0 ? 1 : 2;
     const uint8_t rm = b >= 0 ? (uint8_t)b : 0;
     bytes({0x62, evex_p0(r, rm, 0x02), (uint8_t)(((~index & 15) << 3) | 0x05),
            (uint8_t)(0x40 | ((~index & 16) >> 1)), 0x7E});
@@ -205,6 +208,7 @@ class Emitter {
   // then zmm`b`'s first ones (valignd zmm0, zmm_b, m512, shift:
   // EVEX.512.66.0F3A.W0 03; b < 16).
   void align_zmm(uint8_t b, uint8_t base, int32_t disp, uint8_t shift) {
+    ops += 2;
     bytes({0x62, evex_p0(0, 0, 0x03), (uint8_t)(((~b & 15) << 3) | 0x05), 0x48, 0x03});
     evex_mem(0, base, disp);
     bytes({shift});
@@ -508,6 +512,7 @@ struct RegisterGroups {
   int64_t group = 0;  // instances a step; 0: the layout has no such loop
   int64_t loads = 0;  // a step's loads (and blends: loads less registers)
   int64_t permutes = 0;  // of those, permuted windows
+  int64_t ops = 0;  // a step's zmm uops (line groups, joined lines)
   size_t jump = 0;       // the rel32 of the jump to the moves loop
   std::vector<uint8_t> code;
 };
@@ -525,7 +530,7 @@ void end_groups(Emitter &e, size_t top, int64_t g, int32_t stride, int32_t packe
   r.jump = e.code.size();
   e.imm32(0);
   e.place_pool(pool);
-  r.group = g, r.code = std::move(e.code);
+  r.group = g, r.ops = e.ops, r.code = std::move(e.code);
 }
 
 RegisterGroups register_groups(const RunMoves &t, int32_t stride, int32_t packed,
@@ -688,12 +693,16 @@ int64_t store_lines(const std::vector<Store> &moves, int64_t g, int32_t packed) 
 // instances after it hold a typemap byte at or past its last read.
 // Lanes are dwords: blocks and strides of whole words.
 //
-// Ranges of fewer packed bytes move by the moves alone (JitCode::
-// groups_from): the head, the index vectors' loads and the instances past
-// the last step took the gain below (blocks of 9-15 doubles at most 2
-// apart at 2 KiB 0.90-1.06x as fast by groups, at 4 KiB 1.0-1.23x, at 8
-// and 16 KiB 1.05-1.66x; in-process A/B, four placements, Intel Xeon VM).
-constexpr int64_t kLineGroupsFrom = 4 << 10;
+// From 4 KiB the stream is first brought to a multiple of 64 bytes by the
+// moves (JitCode::aligned_from); shorter ranges store split lines where
+// the stream lies: there the head's moves cost more than the splits
+// (blocks of 9-15 doubles at most 2 apart at 2 KiB 0.90-1.06x as fast as
+// the moves with the head, 0.95-1.22x without; 3-9 floats of every 4-13
+// at 1-3 KiB 1.3-1.6x faster without it), from 4 KiB less (9 doubles of
+// every 10 1.16x faster with it at 4 KiB, 1.26x at 8, 1.29x at 16; short
+// blocks 0.8-1.1x at 4-8 KiB, 1.1-1.4x at 16).  In-process, the stream 8
+// bytes past a line, Intel Xeon VM.
+constexpr int64_t kAlignedLinesFrom = 4 << 10;
 RegisterGroups line_groups(const RunMoves &t, int32_t stride, int32_t packed,
                            const std::vector<Store> &moves) {
   RegisterGroups r;
@@ -868,6 +877,36 @@ std::shared_ptr<JitCode> executable(const std::vector<uint8_t> &image) {
   return code;
 }
 
+// The stream phases (addresses modulo 64) from which whole-line groups
+// store a range shorter than JitCode::aligned_from faster than the moves.
+// Blocks of up to 32 bytes, whose moves store part of a line each: from
+// every phase (3-11 floats, 6 shorts of every 4-17 at 2 KiB 1.0-1.6x
+// faster than the kernels the groups replaced, kernels.cpp pack_by_lines).
+// Longer ones where a step's loads, permutes and shifts, stores, and
+// stores split across lines count at most 0.7 of the moves' loads, stores
+// and splits for the same instances: mostly from a stream at a multiple
+// of 64 bytes, where no store splits.  Through the library at 2 KiB
+// (in-process A/B against the moves, four placements, Intel Xeon VM), 5
+// doubles of every 6 or 7 1.3-1.4x faster by groups (0.6 of the moves'
+// count), 12 floats of every 13 and 17 1.08-1.12x (0.6-0.76), 12 of every
+// 19 0.88x (0.71-0.88); blocks of 72-160 bytes 1.1-1.8x from a multiple
+// of 64, 0.74-0.95x from elsewhere (each of the groups' stores split),
+// joined lines 0.86-0.97x (two loads and a shift a register).
+uint64_t unaligned_lines(const std::vector<Store> &moves, const RegisterGroups &groups,
+                         int32_t packed) {
+  if (packed <= 32) return ~uint64_t(0);
+  const int64_t g = groups.group, regs = g * packed / 64;
+  uint64_t at = 0;
+  for (int64_t p = 0; p < 64; p++) {
+    int64_t by_moves = 0;
+    for (int64_t i = 0; i < g; i++)
+      for (const Store &m : moves) by_moves += 2 + ((p + i * packed + m.stream) % 64 + m.bytes > 64);
+    const int64_t by_lines = groups.ops + (p == 0 ? 0 : regs);
+    if (10 * by_lines <= 7 * by_moves) at |= uint64_t(1) << p;
+  }
+  return at;
+}
+
 std::shared_ptr<const JitCode> compile(const RunMoves &moves, int32_t stride, int32_t packed,
                                        int vector_bytes, bool indexed) {
   std::vector<Store> stores;
@@ -909,7 +948,8 @@ std::shared_ptr<const JitCode> compile(const RunMoves &moves, int32_t stride, in
     code->group_permutes = groups.permutes;
     if (aligned) {
       code->align = StreamAlign(packed, 64);
-      code->groups_from = (kLineGroupsFrom + packed - 1) / packed;
+      code->aligned_from = (kAlignedLinesFrom + packed - 1) / packed;
+      code->lines_at = unaligned_lines(stores, groups, packed);
     }
   }
   return code;

@@ -33,14 +33,17 @@ struct JitCode {
   /// such loop.
   JitLoop groups = nullptr;
   int64_t group_permutes = 0;  // a step's permuted windows
-  /// Groups that store whole cache lines from a stream at a multiple of
-  /// 64 bytes take ranges of `groups_from` instances or more (0: the
-  /// groups store otherwise); the kernel packs the instances that bring
-  /// the stream there by `pack` first (`align`), shorter ranges by `pack`
-  /// alone.
-  int64_t groups_from = 0;
+  /// Groups that store whole cache lines (line groups, joined lines)
+  /// bring the stream to a multiple of 64 bytes first in ranges of
+  /// `aligned_from` instances or more, by `pack` (`align`); shorter ranges
+  /// store from where the stream lies (`lines_at`).  0: groups of another
+  /// kind.
+  int64_t aligned_from = 0;
+  /// Bit p: shorter ranges store by the groups where the stream lies at p
+  /// past a multiple of 64 bytes, by `pack`'s moves elsewhere.
+  uint64_t lines_at = 0;
   StreamAlign align;
-  bool aligned_groups() const { return groups_from > 0; }
+  bool aligned_groups() const { return aligned_from > 0; }
   int64_t stores = 0;  // an instance's in the packing loop (moves, gathers)
   void *memory = nullptr;
   size_t bytes = 0;

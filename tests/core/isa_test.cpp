@@ -717,7 +717,8 @@ TEST(Isa, RegisterStepsReadOnlyTheirPages) {
 // the floats on AVX2 too (word lanes, a permute of each window); on the
 // AVX-512 sets compiled (jit_steps) unless LOOM_JIT=off, and so also 9
 // shorts of every 11 (9 registers a step: more than the table's loop
-// takes).  Blocks of 1 to 31 bytes at strides of up to twice their length
+// takes).  But where compiled, the floats (whole words) pack on the
+// AVX-512 sets by line groups instead (kernels.cpp pack_by_lines).  Blocks of 1 to 31 bytes at strides of up to twice their length
 // or 8 bytes more, 1 to 700 of them (past 8 KiB: the steps that pay only
 // there, and the stream aligned first), the last byte at a page's end and
 // inaccessible pages wherever the typemap has none, packed whole and in
@@ -735,11 +736,15 @@ TEST(Isa, ShortStridedBlocksPackByStepsReadingOnlyTheirPages) {
     for (const TypeSpecPtr &leaf : {floats, shorts, nine, dense}) {
       Type t = committed(leaf);
       ASSERT_TRUE(t);
-      const loom::StepTable *steps = loom::plan_for(t.get(), 64).node->steps.get();
+      const loom::Node &node = *loom::plan_for(t.get(), 64).node;
+      const loom::StepTable *steps = node.steps.get();
+      // The floats, whole words, by line groups where compiled (AVX-512).
+      const bool lines = leaf == floats && avx512 && loom::jit_enabled();
       const bool expected = leaf == nine ? name == "avx512vbmi" && loom::jit_enabled()
-                                         : (avx512 || name == "avx2") &&
+                                         : (avx512 || name == "avx2") && !lines &&
                                                (leaf == floats || name == "avx512vbmi");
       EXPECT_EQ(steps != nullptr, expected) << name << ": " << describe(*leaf);
+      EXPECT_EQ(node.jit && node.jit->aligned_groups(), lines) << name << ": " << describe(*leaf);
       if (steps) {
         EXPECT_EQ(steps->code != nullptr, avx512 && loom::jit_enabled()) << name;
       }
@@ -755,17 +760,18 @@ TEST(Isa, ShortStridedBlocksPackByStepsReadingOnlyTheirPages) {
       });
 }
 
-// Blocks of whole words longer than 32 bytes, shorter gaps (10 doubles of
-// every 12), pack on the AVX-512 sets by whole cache lines of the stream
-// (jit_moves.cpp line_groups) from ranges of 4 KiB on: a few instances a
-// step, each 64-byte register from two (or three) windows at multiples of
-// 64 bytes from the step's first byte, which read the gaps and into the
-// instances after the step, never past the range's last byte; the stream
-// first brought to a multiple of 64 bytes by the moves.  Not where the
-// gaps are as long as the blocks (10 doubles of every 20), nor on the
-// other sets or with LOOM_JIT=off.  Blocks of 36 to 252 bytes at strides
-// up to twice their length (some at an offset in their instance), 1 to
-// 640 of them (some under a second strided level), the last byte at a
+// Blocks of whole words with shorter gaps (10 doubles of every 12, 3
+// floats of every 4) pack on the AVX-512 sets by whole cache lines of the
+// stream (jit_moves.cpp line_groups): a few instances a step, each
+// 64-byte register from two (or three) windows at multiples of 64 bytes
+// from the step's first byte, which read the gaps and into the instances
+// after the step, never past the range's last byte; in ranges from 4 KiB
+// the stream first brought to a multiple of 64 bytes by the moves, shorter
+// ones from where it lies (or by the moves alone, JitCode::lines_at).  Not
+// where the gaps are as long as the blocks (10 doubles of every 20), nor
+// on the other sets or with LOOM_JIT=off.  Blocks of 4 to 252 bytes at
+// strides up to twice their length (some at an offset in their instance),
+// 1 to 640 of them (some under a second strided level), the last byte at a
 // page's end and inaccessible pages wherever the typemap has none, packed
 // whole and in two ranges (the second's stream at any alignment), give
 // the reference interpreter's bytes (page_exact_trial).
@@ -800,6 +806,21 @@ TEST(Isa, BlocksPackByWholeLinesReadingOnlyTheirPages) {
       EXPECT_EQ(whole_lines(hvector(400, 1, 8 * stride, contig(10, prim(LOOM_DOUBLE)))), want)
           << name << ": 10 doubles of every " << stride;
     }
+    EXPECT_EQ(whole_lines(hvector(100, 1, 16, contig(3, prim(LOOM_FLOAT)))),
+              lines ? WholeLines::kLineGroups : WholeLines::kNone)
+        << name << ": 3 floats of every 4";
+    if (!lines) continue;
+    // Below 4 KiB from where the stream lies: short blocks from every
+    // phase, 9 doubles of every 16 (split stores lose) not from 8 past a
+    // line (JitCode::lines_at).
+    Type floats = committed(hvector(100, 1, 16, contig(3, prim(LOOM_FLOAT)))),
+         doubles = committed(hvector(20, 1, 128, contig(9, prim(LOOM_DOUBLE))));
+    ASSERT_TRUE(floats && doubles);
+    const loom::JitCode *f = loom::plan_for(floats.get(), 1).node->jit.get(),
+                        *d = loom::plan_for(doubles.get(), 1).node->jit.get();
+    ASSERT_TRUE(f && d && d->aligned_groups()) << name;
+    EXPECT_EQ(f->lines_at, ~uint64_t(0)) << name;
+    EXPECT_EQ(d->lines_at >> 8 & 1, 0u) << name;
   }
   on_every_set(
       "Isa.BlocksPackByWholeLinesReadingOnlyTheirPages", static_cast<int>(60 * test_scale()),
@@ -807,7 +828,7 @@ TEST(Isa, BlocksPackByWholeLinesReadingOnlyTheirPages) {
         const Uniform uni{rng};
         // Half the counts a multiple of 16, so of any step's instances:
         // the range's last step then ends at its last byte.
-        const int64_t b = 4 * uni(9, 63), st = b + 4 * uni(1, b / 4),
+        const int64_t b = 4 * uni(1, 63), st = b + 4 * uni(1, b / 4),
                       n = uni(0, 1) ? uni(1, 600) : 16 * uni(1, 40);
         // Some blocks at an offset in their instance (of any byte).
         const TypeSpecPtr leaf = uni(0, 1) ? contig(b, prim(LOOM_BYTE))
@@ -963,7 +984,8 @@ TypeSpecPtr group_candidate(std::mt19937_64 &rng) {
 // two ranges, give the reference interpreter's bytes (page_exact_trial).
 // The first trial on each set: 3 floats of every 4, 6 KiB, whose groups
 // (shared windows) take the ranges from 4 KiB over its register steps
-// (kernels.cpp take_steps) on the AVX-512 sets.
+// (kernels.cpp take_steps) on the AVX-512 sets with LOOM_JIT=off, its
+// line groups (pack_by_lines) where compiled.
 TEST(Isa, GroupsOfInstancesReadOnlyTheirPages) {
   std::map<std::string, std::set<bool>> met;  // per set: shared windows or not
   on_every_set(
@@ -976,7 +998,9 @@ TEST(Isa, GroupsOfInstancesReadOnlyTheirPages) {
           Type lt = committed(t);
           if (!lt) return "commit failed\n  type: " + describe(*t);
           const loom::Node &n = *loom::plan_for(lt.get(), 1).node;
-          if (avx512 && !(n.steps && n.groups && n.groups->packing))
+          if (avx512 && loom::jit_enabled() && !(n.jit && n.jit->aligned_groups()))
+            return "no line groups\n  type: " + describe(*t);
+          if (avx512 && !loom::jit_enabled() && !(n.steps && n.groups && n.groups->packing))
             return "no groups over steps\n  type: " + describe(*t);
         }
         for (int tries = 0; i > 0 && avx512 && tries < 1000; ++tries, t = group_candidate(rng)) {
