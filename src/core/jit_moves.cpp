@@ -709,14 +709,37 @@ RegisterGroups line_groups(const RunMoves &t, int32_t stride, int32_t packed,
   if (packed <= 0 || packed % 4 != 0 || stride % 4 != 0 || stride <= packed ||
       stride >= 2 * packed)
     return r;
-  // One run an instance (a block), `base` bytes from its origin.
+  // Runs of whole words rising in the user's order within the stride (a
+  // block, or an index leaf's runs), the first `base` bytes from the
+  // instance's origin; word[w]: stream word w's user offset from the first.
   const std::vector<StreamRun> runs = stream_runs(t, packed);
-  if (runs.size() != 1) return r;
+  if (runs.empty()) return r;
+  // Several runs an instance only where they are short (the moves store
+  // part of a line each), not all of 32 bytes (one move each, two a line):
+  // rows of 12 blocks of 4 doubles 0.94-0.96x as fast by groups at 2-16
+  // KiB, 17 of 6 doubles 0.98x; index leaves of 1-4 doubles or floats a
+  // run 1.02-1.6x faster.
+  if (runs.size() > 1) {
+    bool all32 = true;
+    for (const StreamRun &x : runs) {
+      if (x.bytes > 32) return r;
+      all32 &= x.bytes == 32;
+    }
+    if (all32) return r;
+  }
   const int32_t base = runs[0].user;
+  std::vector<int32_t> word;
+  for (const StreamRun &x : runs) {
+    const int32_t from = x.user - base;
+    if (from % 4 != 0 || x.bytes % 4 != 0 || (!word.empty() && from < word.back() + 4)) return r;
+    for (int32_t b = 0; b < x.bytes; b += 4) word.push_back(from + b);
+  }
+  if (word.back() + 4 > stride) return r;
   const int64_t g = 64 / std::gcd<int64_t>(packed, 64), regs = g * packed / 64;
   if (g * stride > INT32_MAX / 2 || regs > 24) return r;
-  // Stream byte y of a step from user byte at(y), from the step's first.
-  auto at = [&](int64_t y) { return y / packed * stride + y % packed; };
+  // Stream byte y of a step from user byte at(y), from the step's first
+  // (rising: a register whose bytes span 63 of the user's is one run).
+  auto at = [&](int64_t y) { return y / packed * stride + word[y % packed / 4] + y % 4; };
   struct Register {
     int64_t window;  // its first window (or, `whole`, its bytes' first)
     bool whole = false;

@@ -2807,31 +2807,6 @@ bool pick_compiled(Node &n) {
   return true;
 }
 
-// AVX-512: packing blocks shorter than those the compiled loop takes
-// (pick_compiled) by its line groups (jit_moves.cpp line_groups: g
-// blocks a step into whole 64-byte registers of the stream by two-window
-// permutes, as the vectoriser packs 3 floats of every 4), over the
-// kernels picked for them (register steps, permutes, pairs, groups):
-// 3-12 floats, 6 shorts, 3-5 doubles of every 4-17 at 2 KiB 1.2-1.6x
-// faster, at 16 KiB 1.0-1.3x; random MPI_Type_vector blocks 1.05-1.06x
-// (geometric mean) at 1-2 KiB, 1.03x at 8 KiB, 1.01x at 64 KiB, none
-// slower beyond the runs' spread (scripts/ab_libraries.py and in-process
-// A/B, four placements, Intel Xeon VM).  The row's unpack stays.
-void pack_by_lines([[maybe_unused]] Node &n) {
-  if constexpr (kHas64) {
-    // Not blocks of 32 bytes, one move each, two a line: 8 floats of
-    // every 9-14, 4 doubles of every 5-7 0.76-0.87x as fast by lines at
-    // 2 KiB, 0.61-1.36x by the stream's placement at 16 KiB.
-    if (n.kind != Kind::Vec || n.child->kind != Kind::Block || n.jit || n.child->count == 32)
-      return;
-    auto t = make_run_moves(n, kMaxElementLoop);
-    auto code = t ? jit_moves(*t, n.stride, n.child->packed, kVectorBytes) : nullptr;
-    if (!code || !code->aligned_groups()) return;
-    n.jit = code, n.pack = k_vec_jit_groups;
-    n.steps = nullptr, n.groups = nullptr, n.chain = nullptr, n.pack_rest = nullptr;
-  }
-}
-
 // Packing strided blocks by whole registers of the stream (JitCode::
 // groups): blocks of more than 32 bytes, where the row takes two moves or
 // more a block and its stores cross registers of the stream (40-112
@@ -2880,6 +2855,32 @@ bool small_stride(const Node &n) {
   const int64_t b = n.child->count;
   return (b == 4 || b == 8 || (!kHas64 && (b == 1 || b == 2))) && n.stride > 0 &&
          n.stride % b == 0 && n.stride / b >= 2 && n.stride / b <= 4;
+}
+
+// AVX-512: packing blocks shorter than those the compiled loop takes
+// (pick_compiled) by its line groups (jit_moves.cpp line_groups: g
+// blocks a step into whole 64-byte registers of the stream by two-window
+// permutes, as the vectoriser packs 3 floats of every 4), over the
+// kernels picked for them (register steps, permutes, pairs, groups):
+// 3-12 floats, 6 shorts, 3-5 doubles of every 4-17 at 2 KiB 1.2-1.6x
+// faster, at 16 KiB 1.0-1.3x; random MPI_Type_vector blocks 1.05-1.06x
+// (geometric mean) at 1-2 KiB, 1.03x at 8 KiB, 1.01x at 64 KiB, none
+// slower beyond the runs' spread (scripts/ab_libraries.py and in-process
+// A/B, four placements, Intel Xeon VM).  The row's unpack stays.
+void pack_by_lines([[maybe_unused]] Node &n) {
+  if constexpr (kHas64) {
+    // Not blocks of 32 bytes, one move each, two a line: 8 floats of
+    // every 9-14, 4 doubles of every 5-7 0.76-0.87x as fast by lines at
+    // 2 KiB, 0.61-1.36x by the stream's placement at 16 KiB.
+    if (n.kind != Kind::Vec || n.jit || small_stride(n) ||
+        (n.child->kind == Kind::Block && n.child->count == 32))
+      return;
+    auto t = make_run_moves(n, kMaxElementLoop);
+    auto code = t ? jit_moves(*t, n.stride, n.child->packed, kVectorBytes) : nullptr;
+    if (!code || !code->aligned_groups()) return;
+    n.jit = code, n.pack = k_vec_jit_groups;
+    n.steps = nullptr, n.groups = nullptr, n.chain = nullptr, n.pack_rest = nullptr;
+  }
 }
 
 // A transpose of one level (k_vec_columns, k_vec_vec_tile_unpack): K

@@ -761,7 +761,8 @@ TEST(Isa, ShortStridedBlocksPackByStepsReadingOnlyTheirPages) {
 }
 
 // Blocks of whole words with shorter gaps (10 doubles of every 12, 3
-// floats of every 4) pack on the AVX-512 sets by whole cache lines of the
+// floats of every 4), and leaves of such runs rising (floats 0, 2, 3, 4 of
+// every 6), pack on the AVX-512 sets by whole cache lines of the
 // stream (jit_moves.cpp line_groups): a few instances a step, each
 // 64-byte register from two (or three) windows at multiples of 64 bytes
 // from the step's first byte, which read the gaps and into the instances
@@ -770,7 +771,8 @@ TEST(Isa, ShortStridedBlocksPackByStepsReadingOnlyTheirPages) {
 // ones from where it lies (or by the moves alone, JitCode::lines_at).  Not
 // where the gaps are as long as the blocks (10 doubles of every 20), nor
 // on the other sets or with LOOM_JIT=off.  Blocks of 4 to 252 bytes at
-// strides up to twice their length (some at an offset in their instance),
+// strides up to twice their length (some at an offset in their instance;
+// a third of them 2-6 runs of words or of any bytes, with gaps),
 // 1 to 640 of them (some under a second strided level), the last byte at a
 // page's end and inaccessible pages wherever the typemap has none, packed
 // whole and in two ranges (the second's stream at any alignment), give
@@ -809,6 +811,9 @@ TEST(Isa, BlocksPackByWholeLinesReadingOnlyTheirPages) {
     EXPECT_EQ(whole_lines(hvector(100, 1, 16, contig(3, prim(LOOM_FLOAT)))),
               lines ? WholeLines::kLineGroups : WholeLines::kNone)
         << name << ": 3 floats of every 4";
+    EXPECT_EQ(whole_lines(hvector(100, 1, 24, hindexed({4, 12}, {0, 8}, prim(LOOM_BYTE)))),
+              lines ? WholeLines::kLineGroups : WholeLines::kNone)
+        << name << ": floats 0, 2, 3, 4 of every 6";
     if (!lines) continue;
     // Below 4 KiB from where the stream lies: short blocks from every
     // phase, 9 doubles of every 16 (split stores lose) not from 8 past a
@@ -831,10 +836,26 @@ TEST(Isa, BlocksPackByWholeLinesReadingOnlyTheirPages) {
         const int64_t b = 4 * uni(1, 63), st = b + 4 * uni(1, b / 4),
                       n = uni(0, 1) ? uni(1, 600) : 16 * uni(1, 40);
         // Some blocks at an offset in their instance (of any byte).
-        const TypeSpecPtr leaf = uni(0, 1) ? contig(b, prim(LOOM_BYTE))
-                                           : resized(hindexed({b}, {uni(1, st - b)}, prim(LOOM_BYTE)), 0, st);
-        TypeSpecPtr t = hvector(n, 1, st, leaf);
-        if (uni(0, 3) == 0) t = hvector(uni(2, 3), 1, n * st + 4 * uni(0, 64), t);
+        TypeSpecPtr leaf = uni(0, 1) ? contig(b, prim(LOOM_BYTE))
+                                     : resized(hindexed({b}, {uni(1, st - b)}, prim(LOOM_BYTE)), 0, st);
+        int64_t stride = st;
+        if (uni(0, 2) == 0) {
+          // Or runs of words with gaps (an index leaf: floats {0, 2, 3, 4}
+          // of every 6), some of any bytes, at a stride up to twice the
+          // bytes they hold.
+          std::vector<int64_t> bl, d;
+          int64_t at = 4 * uni(0, 2), packed = 0;
+          const bool words = uni(0, 3) != 0;
+          for (int64_t k = uni(2, 6); k > 0; --k) {
+            d.push_back(at), bl.push_back(words ? 4 * uni(1, 8) : uni(1, 30));
+            packed += bl.back();
+            at += bl.back() + (words ? 4 * uni(1, 3) : uni(1, 9));
+          }
+          leaf = hindexed(bl, d, prim(LOOM_BYTE));
+          stride = at + (words ? 4 : 1) * uni(0, packed / 4);
+        }
+        TypeSpecPtr t = hvector(n, 1, stride, leaf);
+        if (uni(0, 3) == 0) t = hvector(uni(2, 3), 1, n * stride + 4 * uni(0, 64), t);
         return page_end_trial(t, rng);
       });
 }
