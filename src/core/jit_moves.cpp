@@ -677,18 +677,20 @@ int64_t store_lines(const std::vector<Store> &moves, int64_t g, int32_t packed) 
 // more (blocks of 72-120 bytes: a 64-byte move and one or two more, most
 // of them split across cache lines), the step stores packed / 64
 // registers an instance in their stead (a register whose bytes span a
-// third window by a second permute).  Blocks only: rows of blocks lost
-// (13 floats in 720 bytes 0.77x, others 0.91-0.95x at 16 KiB).  Not where
-// the gaps are as long as the blocks or longer (the windows then read as
-// many bytes of gaps as of the typemap or more): 10 doubles of every 20,
-// 40 floats of every 72 packed 0.83-0.91x as fast by groups at 8-16 KiB.
+// third window by a second permute).  A block an instance, or short runs
+// rising (an index leaf's; rows of longer blocks lost: 13 floats in 720
+// bytes 0.77x, others 0.91-0.95x at 16 KiB).  Not where the gaps are as
+// long as the runs or longer (the windows then read as many bytes of gaps
+// as of the typemap or more): 10 doubles of every 20, 40 floats of every
+// 72 packed 0.83-0.91x as fast by groups at 8-16 KiB.
 //
 // Exactness: the stores fill the step's stream bytes exactly.  The loads
 // read the gaps too (the user's bytes, dropped by the permutes): every
 // byte read lies between the step's first byte and a byte of the typemap
 // at or past it, each typemap byte less than a page past the one before
-// (blocks rise, each gap shorter than a block of at most 24 registers'
-// worth), so on a page that holds one.  A step's last windows may reach
+// (runs rise, each gap shorter than the stride, less than twice the
+// instance's bytes, at most 24 registers' worth), so on a page that holds
+// one.  A step's last windows may reach
 // past its own last byte: the loop takes a step only where the `extra`
 // instances after it hold a typemap byte at or past its last read.
 // Lanes are dwords: blocks and strides of whole words.
