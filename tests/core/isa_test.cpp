@@ -316,9 +316,9 @@ std::string trial_error(const TrialResult &r) {
 // A small repeating pattern runs loops compiled for it (jit_moves.hpp) on
 // x86-64 unless LOOM_JIT is off (ctest's core.nojit run), with AVX-512
 // only where its words are doubles (it permutes shorts), one loop per
-// layout whatever the count and the type, and they give
-// the reference interpreter's bytes, in whole calls and in ranges that cut
-// instances (run_trial).
+// layout whatever the count and the type (kept after the last such type
+// is freed), and they give the reference interpreter's bytes, in whole
+// calls and in ranges that cut instances (run_trial).
 TEST(Isa, SmallPatternsRunCompiledLoopsUnlessOff) {
   const char *v = std::getenv("LOOM_JIT");
   bool on_here = true;
@@ -348,6 +348,11 @@ TEST(Isa, SmallPatternsRunCompiledLoopsUnlessOff) {
       for (int64_t count : {2, 3, 1000, 12345, 1 << 20})
         EXPECT_EQ(loom::plan_for(t.get(), count).node->jit.get(), code) << name << ", " << count;
       EXPECT_EQ(loom::plan_for(again.get(), 77).node->jit.get(), code) << name;
+      // Freed with every type of its layout, the loop stays compiled for
+      // the next one (a program that makes a type for every message).
+      const std::weak_ptr<const loom::JitCode> kept = loom::plan_for(t.get(), 64).node->jit;
+      t.reset(), again.reset();
+      EXPECT_EQ(kept.expired(), !compiled) << name << ": " << describe(*leaf);
       const std::string e = trial_error(run_trial(run_seed("Isa.SmallPatternsRunCompiledLoops"),
                                                   leaf, 300));
       EXPECT_EQ(e, "") << name;
