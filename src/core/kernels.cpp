@@ -2889,9 +2889,9 @@ void pack_by_lines([[maybe_unused]] Node &n) {
 // AVX-512: every other byte or short (a byte block or a short every 2
 // or 4 bytes) packs by the vectorised dense loop, as the hand loop is
 // vectorised (two loads and a truncating move a register), over the byte
-// permutes small_stride left them: at 2 KiB 1.18-1.46x faster (0.63-0.73x
-// the hand loop -> 0.86-0.99x), at 16 KiB 1.01-1.10x, at 256 KiB
-// 0.99-1.04x (in-process A/B, Intel Xeon VM); every fourth lost at 2 KiB
+// permutes small_stride left them: at 2 KiB 1.17-1.48x faster (0.63-0.73x
+// the hand loop -> 0.86-0.99x), at 16 KiB 1.05-1.10x, from 256 KiB
+// 1.00-1.04x (in-process A/B, Intel Xeon VM); every fourth lost at 2 KiB
 // (0.92x) and keeps the permutes.  The permutes still unpack: the dense
 // loop's stores unpacked 0.13-0.49x as fast.
 void pack_every_other([[maybe_unused]] Node &n) {
