@@ -657,12 +657,13 @@ std::vector<StreamRun> stream_runs(const RunMoves &t, int32_t packed) {
   return runs;
 }
 
-// The cache lines the moves of g instances store to from a stream at a
-// multiple of 64 bytes: two for a store split across them.
-int64_t store_lines(const std::vector<Store> &moves, int64_t g, int32_t packed) {
+// The cache lines the moves of g instances store to from a stream `phase`
+// bytes past a multiple of 64: two for a store split across them.
+int64_t store_lines(const std::vector<Store> &moves, int64_t g, int32_t packed,
+                    int64_t phase = 0) {
   int64_t lines = 0;
   for (int64_t i = 0; i < g; i++)
-    for (const Store &m : moves) lines += 1 + ((i * packed + m.stream) % 64 + m.bytes > 64);
+    for (const Store &m : moves) lines += 1 + ((phase + i * packed + m.stream) % 64 + m.bytes > 64);
   return lines;
 }
 
@@ -923,9 +924,8 @@ uint64_t unaligned_lines(const std::vector<Store> &moves, const RegisterGroups &
   const int64_t g = groups.group, regs = g * packed / 64;
   uint64_t at = 0;
   for (int64_t p = 0; p < 64; p++) {
-    int64_t by_moves = 0;
-    for (int64_t i = 0; i < g; i++)
-      for (const Store &m : moves) by_moves += 2 + ((p + i * packed + m.stream) % 64 + m.bytes > 64);
+    // A load and a store a move, and a line more a split store.
+    const int64_t by_moves = g * (int64_t)moves.size() + store_lines(moves, g, packed, p);
     const int64_t by_lines = groups.ops + (p == 0 ? 0 : regs);
     if (10 * by_lines <= 7 * by_moves) at |= uint64_t(1) << p;
   }

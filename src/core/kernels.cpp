@@ -2870,6 +2870,13 @@ bool small_stride(const Node &n) {
 // leaves) 1.03x at 2 KiB, 1.10x at 4, 1.06x at 16, 1.02x at 64 KiB, up
 // to 1.95x; none slower beyond the runs' spread (scripts/ab_libraries.py
 // and in-process A/B, four placements, Intel Xeon VM).  The unpack stays.
+// n packs by `kernel`, which needs none of the tables the packing
+// kernels it replaces read (register steps, groups, chains, their rest).
+void pack_without_tables(Node &n, Kernel kernel) {
+  n.pack = kernel;
+  n.steps = nullptr, n.groups = nullptr, n.chain = nullptr, n.pack_rest = nullptr;
+}
+
 void pack_by_lines([[maybe_unused]] Node &n) {
   if constexpr (kHas64) {
     // Not blocks of 32 bytes, one move each, two a line: 8 floats of
@@ -2881,8 +2888,8 @@ void pack_by_lines([[maybe_unused]] Node &n) {
     auto t = make_run_moves(n, kMaxElementLoop);
     auto code = t ? jit_moves(*t, n.stride, n.child->packed, kVectorBytes) : nullptr;
     if (!code || !code->aligned_groups()) return;
-    n.jit = code, n.pack = k_vec_jit_groups;
-    n.steps = nullptr, n.groups = nullptr, n.chain = nullptr, n.pack_rest = nullptr;
+    n.jit = code;
+    pack_without_tables(n, k_vec_jit_groups);
   }
 }
 
@@ -2902,7 +2909,7 @@ void pack_every_other([[maybe_unused]] Node &n) {
     const Kernel unpack = n.unpack;
     (b == 1 ? set_dense<uint8_t, 2> : set_dense<uint16_t, 2>)(n);
     n.unpack = unpack;
-    n.steps = nullptr, n.groups = nullptr, n.chain = nullptr, n.pack_rest = nullptr;
+    pack_without_tables(n, n.pack);
   }
 }
 
