@@ -680,17 +680,18 @@ int64_t store_lines(const std::vector<Store> &moves, int64_t g, int32_t packed,
 // registers an instance in their stead (a register whose bytes span a
 // third window by a second permute).  A block an instance, or short runs
 // rising (an index leaf's; rows of longer blocks lost: 13 floats in 720
-// bytes 0.77x, others 0.91-0.95x at 16 KiB).  Not where the gaps are as
-// long as the runs or longer (the windows then read as many bytes of gaps
-// as of the typemap or more): 10 doubles of every 20, 40 floats of every
-// 72 packed 0.83-0.91x as fast by groups at 8-16 KiB.
+// bytes 0.77x, others 0.91-0.95x at 16 KiB).  Where the gaps are as long
+// as the runs or longer (the windows then read as many bytes of gaps as
+// of the typemap or more; 10 doubles of every 20, 40 floats of every 72
+// packed 0.83-0.91x as fast by groups at 8-16 KiB), only where the moves
+// cost far more (below), and not past twice as long.
 //
 // Exactness: the stores fill the step's stream bytes exactly.  The loads
 // read the gaps too (the user's bytes, dropped by the permutes): every
 // byte read lies between the step's first byte and a byte of the typemap
 // at or past it, each typemap byte less than a page past the one before
-// (runs rise, each gap shorter than the stride, less than twice the
-// instance's bytes, at most 24 registers' worth), so on a page that holds
+// (runs rise, each gap shorter than twice the instance's bytes, at most
+// 24 registers' worth: under 3 KiB), so on a page that holds
 // one.  A step's last windows may reach
 // past its own last byte: the loop takes a step only where the `extra`
 // instances after it hold a typemap byte at or past its last read.
@@ -710,7 +711,7 @@ RegisterGroups line_groups(const RunMoves &t, int32_t stride, int32_t packed,
                            const std::vector<Store> &moves) {
   RegisterGroups r;
   if (packed <= 0 || packed % 4 != 0 || stride % 4 != 0 || stride <= packed ||
-      stride >= 2 * packed)
+      stride >= 3 * packed)
     return r;
   // Runs of whole words rising in the user's order within the stride (a
   // block, or an index leaf's runs), the first `base` bytes from the
@@ -829,6 +830,14 @@ RegisterGroups line_groups(const RunMoves &t, int32_t stride, int32_t packed,
   }
   r.permutes = (int64_t)pool.size();
   end_groups(e, top, g, stride, packed, pool, r);
+  // Instances 2 to 3 times their packed bytes apart take two or three
+  // windows a register: only where the step's uops are at most 0.8 of
+  // the moves' loads and stores.  Index leaves of several short runs
+  // there (0.2-0.8 of the moves) packed 1.1-2.5x faster by groups at
+  // 2-64 KiB; 3 doubles of every 6 (0.94) 0.91x at 1 KiB, 10 runs of 16
+  // bytes every 344 (1.4) 0.93x at 16 KiB (in-process A/B, four
+  // placements, Intel Xeon VM).
+  if (stride >= 2 * packed && 10 * r.ops > 16 * g * (int64_t)moves.size()) return {};
   return r;
 }
 
@@ -971,6 +980,7 @@ std::shared_ptr<const JitCode> compile(const RunMoves &moves, int32_t stride, in
   if (groups.group) {
     code->groups = reinterpret_cast<JitLoop>(m + at_groups);
     code->group_permutes = groups.permutes;
+    code->group = groups.group, code->group_ops = groups.ops;
     if (aligned) {
       code->align = StreamAlign(packed, 64);
       code->aligned_from = (kAlignedLinesFrom + packed - 1) / packed;

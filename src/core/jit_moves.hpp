@@ -33,6 +33,8 @@ struct JitCode {
   /// such loop.
   JitLoop groups = nullptr;
   int64_t group_permutes = 0;  // a step's permuted windows
+  int64_t group = 0;           // instances a step
+  int64_t group_ops = 0;       // a step's zmm uops (line groups, joined lines)
   /// Groups that store whole cache lines (line groups, joined lines)
   /// bring the stream to a multiple of 64 bytes first in ranges of
   /// `aligned_from` instances or more, by `pack` (`align`); shorter ranges

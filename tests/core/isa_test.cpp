@@ -773,10 +773,13 @@ TEST(Isa, ShortStridedBlocksPackByStepsReadingOnlyTheirPages) {
 // from the step's first byte, which read the gaps and into the instances
 // after the step, never past the range's last byte; in ranges from 4 KiB
 // the stream first brought to a multiple of 64 bytes by the moves, shorter
-// ones from where it lies (or by the moves alone, JitCode::lines_at).  Not
-// where the gaps are as long as the blocks (10 doubles of every 20), nor
-// on the other sets or with LOOM_JIT=off.  Blocks of 4 to 252 bytes at
-// strides up to twice their length (some at an offset in their instance;
+// ones from where it lies (or by the moves alone, JitCode::lines_at).
+// Instances 2 to 3 times their bytes apart (two or three windows a
+// register) only where the step costs at most 0.8 of the moves (floats
+// {0, 3, 5} of every 6, not 3 doubles of every 6 nor 10 of every 20) and
+// no more than the permutes' pairs (not 8 floats of every 21).  Not on
+// the other sets or with LOOM_JIT=off.  Blocks of 4 to 252 bytes at
+// strides up to three times their length (some at an offset in their instance;
 // a third of them 2-6 runs of words or of any bytes, with gaps),
 // 1 to 640 of them (some under a second strided level), the last byte at a
 // page's end and inaccessible pages wherever the typemap has none, packed
@@ -819,6 +822,15 @@ TEST(Isa, BlocksPackByWholeLinesReadingOnlyTheirPages) {
     EXPECT_EQ(whole_lines(hvector(100, 1, 24, hindexed({4, 12}, {0, 8}, prim(LOOM_BYTE)))),
               lines ? WholeLines::kLineGroups : WholeLines::kNone)
         << name << ": floats 0, 2, 3, 4 of every 6";
+    EXPECT_EQ(whole_lines(hvector(100, 1, 24, hindexed({4, 4, 4}, {0, 12, 20}, prim(LOOM_BYTE)))),
+              lines ? WholeLines::kLineGroups : WholeLines::kNone)
+        << name << ": floats 0, 3, 5 of every 6";
+    EXPECT_EQ(whole_lines(hvector(100, 1, 48, contig(3, prim(LOOM_DOUBLE)))), WholeLines::kNone)
+        << name << ": 3 doubles of every 6";
+    EXPECT_EQ(whole_lines(hvector(100, 1, 84,
+                                  hindexed({4, 4, 4, 8, 4, 8}, {4, 8, 24, 32, 44, 60}, prim(LOOM_BYTE)))),
+              WholeLines::kNone)
+        << name << ": 8 floats of every 21, by the permutes' pairs";
     if (!lines) continue;
     // Below 4 KiB from where the stream lies: short blocks from every
     // phase, 9 doubles of every 16 (split stores lose) not from 8 past a
@@ -838,7 +850,7 @@ TEST(Isa, BlocksPackByWholeLinesReadingOnlyTheirPages) {
         const Uniform uni{rng};
         // Half the counts a multiple of 16, so of any step's instances:
         // the range's last step then ends at its last byte.
-        const int64_t b = 4 * uni(1, 63), st = b + 4 * uni(1, b / 4),
+        const int64_t b = 4 * uni(1, 63), st = b + 4 * uni(1, uni(0, 1) ? b / 4 : b / 2),
                       n = uni(0, 1) ? uni(1, 600) : 16 * uni(1, 40);
         // Some blocks at an offset in their instance (of any byte).
         TypeSpecPtr leaf = uni(0, 1) ? contig(b, prim(LOOM_BYTE))
@@ -846,8 +858,8 @@ TEST(Isa, BlocksPackByWholeLinesReadingOnlyTheirPages) {
         int64_t stride = st;
         if (uni(0, 2) == 0) {
           // Or runs of words with gaps (an index leaf: floats {0, 2, 3, 4}
-          // of every 6), some of any bytes, at a stride up to twice the
-          // bytes they hold.
+          // of every 6), some of any bytes, at a stride up to three times
+          // the bytes they hold.
           std::vector<int64_t> bl, d;
           int64_t at = 4 * uni(0, 2), packed = 0;
           const bool words = uni(0, 3) != 0;
@@ -857,7 +869,7 @@ TEST(Isa, BlocksPackByWholeLinesReadingOnlyTheirPages) {
             at += bl.back() + (words ? 4 * uni(1, 3) : uni(1, 9));
           }
           leaf = hindexed(bl, d, prim(LOOM_BYTE));
-          stride = at + (words ? 4 : 1) * uni(0, packed / 4);
+          stride = at + (words ? 4 : 1) * uni(0, packed / 2);
         }
         TypeSpecPtr t = hvector(n, 1, stride, leaf);
         if (uni(0, 3) == 0) t = hvector(uni(2, 3), 1, n * stride + 4 * uni(0, 64), t);
