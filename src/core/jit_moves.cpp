@@ -831,13 +831,13 @@ RegisterGroups line_groups(const RunMoves &t, int32_t stride, int32_t packed,
   r.permutes = (int64_t)pool.size();
   end_groups(e, top, g, stride, packed, pool, r);
   // Instances 2 to 3 times their packed bytes apart take two or three
-  // windows a register: only where the step's uops are at most 0.8 of
+  // windows a register: only where the step's uops are at most 0.9 of
   // the moves' loads and stores.  Index leaves of several short runs
-  // there (0.2-0.8 of the moves) packed 1.1-2.5x faster by groups at
+  // there (0.2-0.9 of the moves) packed 1.1-2.5x faster by groups at
   // 2-64 KiB; 3 doubles of every 6 (0.94) 0.91x at 1 KiB, 10 runs of 16
   // bytes every 344 (1.4) 0.93x at 16 KiB (in-process A/B, four
   // placements, Intel Xeon VM).
-  if (stride >= 2 * packed && 10 * r.ops > 16 * g * (int64_t)moves.size()) return {};
+  if (stride >= 2 * packed && 10 * r.ops > 18 * g * (int64_t)moves.size()) return {};
   return r;
 }
 
