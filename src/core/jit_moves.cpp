@@ -193,14 +193,16 @@ class Emitter {
     patches_.push_back({code.size(), pool});
     imm32(0);
   }
-  // zmm`r` = dwords of zmm`r` and of a second table (zmm`b`, or [base +
-  // disp] where b < 0) picked by zmm`index`'s (vpermt2d, EVEX.512.66.0F38.
-  // W0 7E; r, index, b < 32).
-  void permute2_zmm(uint8_t r, uint8_t index, int b, uint8_t base, int32_t disp) {
+  // zmm`r` = lanes of `lane` bytes of zmm`r` and of a second table
+  // (zmm`b`, or [base + disp] where b < 0) picked by zmm`index`'s
+  // (EVEX.512.66.0F38: vpermt2d W0 7E, vpermt2w W1 7D, vpermt2b W0 7D;
+  // r, index, b < 32).
+  void permute2_zmm(uint8_t r, uint8_t index, int b, uint8_t base, int32_t disp, int lane) {
     ops += b >= 0 ? 1 : 2;
     const uint8_t rm = b >= 0 ? (uint8_t)b : 0;
-    bytes({0x62, evex_p0(r, rm, 0x02), (uint8_t)(((~index & 15) << 3) | 0x05),
-           (uint8_t)(0x40 | ((~index & 16) >> 1)), 0x7E});
+    bytes({0x62, evex_p0(r, rm, 0x02),
+           (uint8_t)((lane == 2 ? 0x80 : 0) | ((~index & 15) << 3) | 0x05),
+           (uint8_t)(0x40 | ((~index & 16) >> 1)), (uint8_t)(lane == 4 ? 0x7E : 0x7D)});
     if (b >= 0) return bytes({(uint8_t)(0xC0 | ((r & 7) << 3) | (rm & 7))});
     evex_mem(r, base, disp);
   }
@@ -695,7 +697,10 @@ int64_t store_lines(const std::vector<Store> &moves, int64_t g, int32_t packed,
 // one.  A step's last windows may reach
 // past its own last byte: the loop takes a step only where the `extra`
 // instances after it hold a typemap byte at or past its last read.
-// Lanes are dwords: blocks and strides of whole words.
+// Lanes are dwords (vpermt2d); where the stride or a run's offset or
+// length is not whole dwords, words (vpermt2w, AVX-512BW) or bytes
+// (vpermt2b, VBMI: `min_lane` 1), as the vectoriser packs 3 bytes of
+// every 4 or 7 shorts of every 8.
 //
 // From 4 KiB the stream is first brought to a multiple of 64 bytes by the
 // moves (JitCode::aligned_from); shorter ranges store split lines where
@@ -708,11 +713,9 @@ int64_t store_lines(const std::vector<Store> &moves, int64_t g, int32_t packed,
 // bytes past a line, Intel Xeon VM.
 constexpr int64_t kAlignedLinesFrom = 4 << 10;
 RegisterGroups line_groups(const RunMoves &t, int32_t stride, int32_t packed,
-                           const std::vector<Store> &moves) {
+                           const std::vector<Store> &moves, int min_lane) {
   RegisterGroups r;
-  if (packed <= 0 || packed % 4 != 0 || stride % 4 != 0 || stride <= packed ||
-      stride >= 3 * packed)
-    return r;
+  if (packed <= 0 || stride <= packed || stride >= 3 * packed) return r;
   // Runs of whole words rising in the user's order within the stride (a
   // block, or an index leaf's runs), the first `base` bytes from the
   // instance's origin; word[w]: stream word w's user offset from the first.
@@ -732,18 +735,39 @@ RegisterGroups line_groups(const RunMoves &t, int32_t stride, int32_t packed,
     if (all32) return r;
   }
   const int32_t base = runs[0].user;
+  // The widest lane the stride and every run's offset and length are
+  // whole lanes of; word[w]: lane w's user offset from the first.
+  auto whole_lanes = [&](int32_t w) {
+    if (stride % w != 0) return false;
+    for (const StreamRun &x : runs)
+      if ((x.user - base) % w != 0 || x.bytes % w != 0) return false;
+    return true;
+  };
+  int32_t lane = 4;
+  while (lane > min_lane && !whole_lanes(lane)) lane /= 2;
+  if (!whole_lanes(lane)) return r;
+  // Lanes of words or bytes only for runs of up to 32 bytes, not one of
+  // 16 an instance (one move each), and (below) where the step's uops
+  // are at most 0.9 of the moves': blocks of 40-48 bytes (shorts) packed
+  // 0.82-0.93x as fast by groups at 16 KiB, 16 of every 17 or 22 bytes
+  // 0.75-0.93x at 2-16 KiB, 28 of every 47 (1.03 of the moves) 0.75-0.88x.
+  if (lane < 4) {
+    for (const StreamRun &x : runs)
+      if (x.bytes > 32) return r;
+    if (runs.size() == 1 && runs[0].bytes == 16) return r;
+  }
   std::vector<int32_t> word;
   for (const StreamRun &x : runs) {
     const int32_t from = x.user - base;
-    if (from % 4 != 0 || x.bytes % 4 != 0 || (!word.empty() && from < word.back() + 4)) return r;
-    for (int32_t b = 0; b < x.bytes; b += 4) word.push_back(from + b);
+    if (!word.empty() && from < word.back() + lane) return r;
+    for (int32_t b = 0; b < x.bytes; b += lane) word.push_back(from + b);
   }
-  if (word.back() + 4 > stride) return r;
+  if (word.back() + lane > stride) return r;
   const int64_t g = 64 / std::gcd<int64_t>(packed, 64), regs = g * packed / 64;
   if (g * stride > INT32_MAX / 2 || regs > 24) return r;
   // Stream byte y of a step from user byte at(y), from the step's first
   // (rising: a register whose bytes span 63 of the user's is one run).
-  auto at = [&](int64_t y) { return y / packed * stride + word[y % packed / 4] + y % 4; };
+  auto at = [&](int64_t y) { return y / packed * stride + word[y % packed / lane] + y % lane; };
   struct Register {
     int64_t window;  // its first window (or, `whole`, its bytes' first)
     bool whole = false;
@@ -762,14 +786,19 @@ RegisterGroups line_groups(const RunMoves &t, int32_t stride, int32_t packed,
     }
     // The first permute's lanes from the first two windows; a second's
     // keep those (lane l) or take the third window's.
+    // Index vectors of 64 / lane lanes (a second table's from 64 / lane).
     std::array<int32_t, 16> one{}, two{};
+    const int lanes = 64 / lane;
+    auto set = [lane](std::array<int32_t, 16> &v, int l, int32_t index) {
+      std::memcpy(reinterpret_cast<char *>(v.data()) + l * lane, &index, lane);  // little-endian
+    };
     bool three = false;
-    for (int l = 0; l < 16; l++) {
-      const int64_t off = at(64 * o + 4 * l) - x.window;
+    for (int l = 0; l < lanes; l++) {
+      const int64_t off = at(64 * o + lane * l) - x.window;
       if (off >= 192) return r;
       three |= off >= 128;
-      one[l] = off >= 128 ? 0 : (int32_t)(off / 4);
-      two[l] = off >= 128 ? 16 + (int32_t)((off - 128) / 4) : l;
+      set(one, l, off >= 128 ? 0 : (int32_t)(off / lane));
+      set(two, l, off >= 128 ? lanes + (int32_t)((off - 128) / lane) : l);
     }
     x.first = (int)pool.size(), pool.push_back(one);
     if (three) x.second = (int)pool.size(), pool.push_back(two);
@@ -818,12 +847,12 @@ RegisterGroups line_groups(const RunMoves &t, int32_t stride, int32_t packed,
     const uint8_t other = (uint8_t)((cur + 1) % 3);
     if (keep) {
       e.zmm(0x6F, other, kRdi, (int32_t)(base + next));
-      e.permute2_zmm(cur, (uint8_t)(3 + x.first), other, 0, 0);
+      e.permute2_zmm(cur, (uint8_t)(3 + x.first), other, 0, 0, lane);
     } else {
-      e.permute2_zmm(cur, (uint8_t)(3 + x.first), -1, kRdi, (int32_t)(base + next));
+      e.permute2_zmm(cur, (uint8_t)(3 + x.first), -1, kRdi, (int32_t)(base + next), lane);
     }
     if (x.second >= 0)
-      e.permute2_zmm(cur, (uint8_t)(3 + x.second), -1, kRdi, (int32_t)(base + next + 64));
+      e.permute2_zmm(cur, (uint8_t)(3 + x.second), -1, kRdi, (int32_t)(base + next + 64), lane);
     e.zmm(0x7F, cur, kRsi, (int32_t)(64 * o));
     held = keep ? next : -1;
     cur = keep ? other : cur;
@@ -837,7 +866,8 @@ RegisterGroups line_groups(const RunMoves &t, int32_t stride, int32_t packed,
   // 2-64 KiB; 3 doubles of every 6 (0.94) 0.91x at 1 KiB, 10 runs of 16
   // bytes every 344 (1.4) 0.93x at 16 KiB (in-process A/B, four
   // placements, Intel Xeon VM).
-  if (stride >= 2 * packed && 10 * r.ops > 18 * g * (int64_t)moves.size()) return {};
+  if ((stride >= 2 * packed || lane < 4) && 10 * r.ops > 18 * g * (int64_t)moves.size())
+    return {};
   return r;
 }
 
@@ -926,7 +956,11 @@ std::shared_ptr<JitCode> executable(const std::vector<uint8_t> &image) {
 // count), 12 floats of every 13 and 17 1.08-1.12x (0.6-0.76), 12 of every
 // 19 0.88x (0.71-0.88); blocks of 72-160 bytes 1.1-1.8x from a multiple
 // of 64, 0.74-0.95x from elsewhere (each of the groups' stores split),
-// joined lines 0.86-0.97x (two loads and a shift a register).
+// joined lines 0.86-0.97x (two loads and a shift a register).  Lanes of
+// bytes too, though at 32 or 64 instances a step 2-4 steps cover a 2
+// KiB range and the moves the rest (index leaves of 4-11 bytes of every
+// 9-23 0.81-0.90x as fast at 2 KiB, 1.3-2.0x faster at 16 KiB): their
+// moves alone packed 0.17-0.72x as fast as the groups.
 uint64_t unaligned_lines(const std::vector<Store> &moves, const RegisterGroups &groups,
                          int32_t packed) {
   if (packed <= 32) return ~uint64_t(0);
@@ -942,7 +976,7 @@ uint64_t unaligned_lines(const std::vector<Store> &moves, const RegisterGroups &
 }
 
 std::shared_ptr<const JitCode> compile(const RunMoves &moves, int32_t stride, int32_t packed,
-                                       int vector_bytes, bool indexed) {
+                                       int vector_bytes, bool indexed, int min_lane) {
   std::vector<Store> stores;
   std::vector<uint8_t> image =
       loop_code(moves, stride, packed, true, vector_bytes, indexed, &stores);
@@ -955,7 +989,7 @@ std::shared_ptr<const JitCode> compile(const RunMoves &moves, int32_t stride, in
   // and 16 KiB.
   // AVX-512: whole lines where they pay, else 32-byte registers.
   if (vector_bytes == 64 && !indexed) {
-    groups = line_groups(moves, stride, packed, stores);
+    groups = line_groups(moves, stride, packed, stores, min_lane);
     if (!groups.group) groups = joined_lines(moves, stride, packed, stores);
   }
   const bool aligned = groups.group != 0;
@@ -1096,17 +1130,17 @@ void put(std::string &key, const void *p, size_t n) { key.append(static_cast<con
 }  // namespace
 
 std::shared_ptr<const JitCode> jit_moves(const RunMoves &moves, int64_t stride, int64_t packed,
-                                         int vector_bytes, bool indexed) {
+                                         int vector_bytes, int min_lane, bool indexed) {
   if (indexed) stride = 0;
   if (!jit_enabled() || stride < INT32_MIN || stride > INT32_MAX || packed > INT32_MAX)
     return nullptr;
   std::string key = "m";
-  const int32_t head[4] = {(int32_t)stride, (int32_t)packed, vector_bytes, indexed};
+  const int32_t head[5] = {(int32_t)stride, (int32_t)packed, vector_bytes, min_lane, indexed};
   put(key, head, sizeof head);
   put(key, moves.count, sizeof moves.count);
   put(key, moves.at.data(), moves.at.size() * sizeof moves.at[0]);
   return cached(key, [&] {
-    return compile(moves, (int32_t)stride, (int32_t)packed, vector_bytes, indexed);
+    return compile(moves, (int32_t)stride, (int32_t)packed, vector_bytes, indexed, min_lane);
   });
 }
 
@@ -1126,7 +1160,7 @@ std::shared_ptr<const JitCode> jit_steps(const StepTable &t, int64_t step) {
   });
 }
 #else
-std::shared_ptr<const JitCode> jit_moves(const RunMoves &, int64_t, int64_t, int, bool) {
+std::shared_ptr<const JitCode> jit_moves(const RunMoves &, int64_t, int64_t, int, int, bool) {
   return nullptr;
 }
 std::shared_ptr<const JitCode> jit_steps(const StepTable &, int64_t) { return nullptr; }

@@ -59,10 +59,11 @@ struct JitCode {
 /// `stride` bytes apart (or, `indexed`, at a list of displacements) and
 /// `packed` bytes each in the stream, by registers of up to `vector_bytes`
 /// (the kernel set's: 16 SSE2, 32 AVX2, 64 AVX-512, where runs of 64
-/// bytes or more move 64 at a time).  Null where compiling is off or
-/// impossible.
+/// bytes or more move 64 at a time) and, with AVX-512, permutes of lanes
+/// down to `min_lane` bytes (4; 2 with AVX-512BW, 1 with VBMI).  Null
+/// where compiling is off or impossible.
 std::shared_ptr<const JitCode> jit_moves(const RunMoves &moves, int64_t stride, int64_t packed,
-                                         int vector_bytes, bool indexed = false);
+                                         int vector_bytes, int min_lane, bool indexed = false);
 
 /// AVX-512VL (VBMI for byte lanes): a step table's whole steps, `step`
 /// user bytes apart, as `pack` (its `count` the steps, `disp` unused):

@@ -107,6 +107,9 @@ constexpr bool kHas32 = HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 ||
                         HWY_TARGET == HWY_AVX3_DL;
 constexpr bool kHas64 = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
 constexpr int kVectorBytes = kHas64 ? 64 : kHas32 ? 32 : 16;  // the widest register
+// The narrowest lane of a two-source permute (jit_moves): bytes with
+// VBMI, words with AVX-512BW, else dwords.
+constexpr int kPermuteLane = HWY_TARGET == HWY_AVX3_DL ? 1 : kHas64 ? 2 : 4;
 
 // n bytes (H W < n <= (H + 1) W) as a compiler expands a memcpy of a
 // length it knows: H moves of W bytes from the start, then one move of
@@ -2758,7 +2761,7 @@ bool pick_elements(Node &n, int64_t min_b = 1) {
   // kernels (in-process A/B, AMD EPYC Zen 4 VM, LOOM_ISA=avx512vbmi).
   if (!kHas64 || B >= 8) {
     auto t = make_run_moves(n, kMaxElementLoop);
-    if (t) n.jit = jit_moves(*t, n.stride, c.packed, kVectorBytes);
+    if (t) n.jit = jit_moves(*t, n.stride, c.packed, kVectorBytes, kPermuteLane);
     if (n.jit) {
       n.unpack = k_vec_jit<false>;
       // Not over the element kernel's gathers of up to 8 floats into a
@@ -2800,7 +2803,7 @@ bool pick_compiled(Node &n) {
   if (n.kind == Kind::Struct || n.kind == Kind::IdxV) return false;
   const bool indexed = n.kind == Kind::Idx;
   auto t = make_run_moves(n, kMaxElementLoop);
-  if (t) n.jit = jit_moves(*t, n.stride, n.child->packed, kVectorBytes, indexed);
+  if (t) n.jit = jit_moves(*t, n.stride, n.child->packed, kVectorBytes, kPermuteLane, indexed);
   if (!n.jit) return false;
   if (indexed) n.pack = k_idx_jit<true>, n.unpack = k_idx_jit<false>;
   else n.pack = jit_pack(*n.jit), n.unpack = k_vec_jit<false>;
@@ -2822,7 +2825,7 @@ void pick_groups([[maybe_unused]] Node &n) {
   const int64_t b = n.child->count;
   if (b == 48) return;
   auto t = make_run_moves(n, kMaxElementLoop);
-  auto code = t ? jit_moves(*t, n.stride, n.child->packed, 32) : nullptr;
+  auto code = t ? jit_moves(*t, n.stride, n.child->packed, 32, 4) : nullptr;
   if (!code || !code->groups) return;
   if (b <= 32 && !code->group_permutes) return;
   n.jit = code;
@@ -2908,7 +2911,7 @@ void pack_by_lines([[maybe_unused]] Node &n) {
         (n.child->kind == Kind::Block && n.child->count == 32))
       return;
     auto t = make_run_moves(n, kMaxElementLoop);
-    auto code = t ? jit_moves(*t, n.stride, n.child->packed, kVectorBytes) : nullptr;
+    auto code = t ? jit_moves(*t, n.stride, n.child->packed, kVectorBytes, kPermuteLane) : nullptr;
     if (!code || !code->aligned_groups() || permutes_cheaper(n, *code)) return;
     n.jit = code;
     pack_without_tables(n, k_vec_jit_groups);

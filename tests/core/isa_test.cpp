@@ -765,9 +765,10 @@ TEST(Isa, ShortStridedBlocksPackByStepsReadingOnlyTheirPages) {
       });
 }
 
-// Blocks of whole words with shorter gaps (10 doubles of every 12, 3
-// floats of every 4), and leaves of such runs rising (floats 0, 2, 3, 4 of
-// every 6), pack on the AVX-512 sets by whole cache lines of the
+// Blocks with shorter gaps (10 doubles of every 12, 3 floats of every 4;
+// of shorts or bytes, by lanes of words or, with VBMI, of bytes), and
+// leaves of such runs rising (floats 0, 2, 3, 4 of every 6), pack on the
+// AVX-512 sets by whole cache lines of the
 // stream (jit_moves.cpp line_groups): a few instances a step, each
 // 64-byte register from two (or three) windows at multiples of 64 bytes
 // from the step's first byte, which read the gaps and into the instances
@@ -775,11 +776,12 @@ TEST(Isa, ShortStridedBlocksPackByStepsReadingOnlyTheirPages) {
 // the stream first brought to a multiple of 64 bytes by the moves, shorter
 // ones from where it lies (or by the moves alone, JitCode::lines_at).
 // Instances 2 to 3 times their bytes apart (two or three windows a
-// register) only where the step costs at most 0.8 of the moves (floats
+// register) only where the step costs at most 0.9 of the moves (floats
 // {0, 3, 5} of every 6, not 3 doubles of every 6 nor 10 of every 20) and
 // no more than the permutes' pairs (not 8 floats of every 21).  Not on
-// the other sets or with LOOM_JIT=off.  Blocks of 4 to 252 bytes at
-// strides up to three times their length (some at an offset in their instance;
+// the other sets or with LOOM_JIT=off.  Blocks of 2 to 252 bytes at
+// strides up to three times their length (a third of them of any bytes,
+// the permutes' lanes words or bytes; some at an offset in their instance;
 // a third of them 2-6 runs of words or of any bytes, with gaps),
 // 1 to 640 of them (some under a second strided level), the last byte at a
 // page's end and inaccessible pages wherever the typemap has none, packed
@@ -831,6 +833,14 @@ TEST(Isa, BlocksPackByWholeLinesReadingOnlyTheirPages) {
                                   hindexed({4, 4, 4, 8, 4, 8}, {4, 8, 24, 32, 44, 60}, prim(LOOM_BYTE)))),
               WholeLines::kNone)
         << name << ": 8 floats of every 21, by the permutes' pairs";
+    // Lanes of words (AVX-512BW) and of bytes (VBMI) where the blocks or
+    // strides are not whole dwords.
+    EXPECT_EQ(whole_lines(hvector(100, 1, 8, contig(3, prim(LOOM_SHORT)))),
+              lines ? WholeLines::kLineGroups : WholeLines::kNone)
+        << name << ": 3 shorts of every 4";
+    EXPECT_EQ(whole_lines(hvector(100, 1, 4, contig(3, prim(LOOM_BYTE)))),
+              lines && name == "avx512vbmi" ? WholeLines::kLineGroups : WholeLines::kNone)
+        << name << ": 3 bytes of every 4";
     if (!lines) continue;
     // Below 4 KiB from where the stream lies: short blocks from every
     // phase, 9 doubles of every 16 (split stores lose) not from 8 past a
@@ -849,8 +859,10 @@ TEST(Isa, BlocksPackByWholeLinesReadingOnlyTheirPages) {
       [](std::mt19937_64 &rng, int, uint64_t) -> std::string {
         const Uniform uni{rng};
         // Half the counts a multiple of 16, so of any step's instances:
-        // the range's last step then ends at its last byte.
-        const int64_t b = 4 * uni(1, 63), st = b + 4 * uni(1, uni(0, 1) ? b / 4 : b / 2),
+        // the range's last step then ends at its last byte.  A third of
+        // the blocks and strides of any bytes (lanes of words or bytes).
+        const int64_t unit = uni(0, 2) ? 4 : 1, b = unit * uni(unit == 4 ? 1 : 2, 252 / unit),
+                      st = b + unit * uni(1, std::max<int64_t>(1, (uni(0, 1) ? b : 2 * b) / unit)),
                       n = uni(0, 1) ? uni(1, 600) : 16 * uni(1, 40);
         // Some blocks at an offset in their instance (of any byte).
         TypeSpecPtr leaf = uni(0, 1) ? contig(b, prim(LOOM_BYTE))
