@@ -315,10 +315,11 @@ std::string trial_error(const TrialResult &r) {
 
 // A small repeating pattern runs loops compiled for it (jit_moves.hpp) on
 // x86-64 unless LOOM_JIT is off (ctest's core.nojit run), with AVX-512
-// only where its words are doubles (it permutes shorts), one loop per
-// layout whatever the count and the type (kept after the last such type
-// is freed), and they give the reference interpreter's bytes, in whole
-// calls and in ranges that cut instances (run_trial).
+// its moves only where its words are doubles (it permutes shorts), both
+// packing by the loop's line groups (word lanes for the shorts), one loop per layout
+// whatever the count and the type (kept after the last such type is
+// freed), and they give the reference interpreter's bytes, in whole calls
+// and in ranges that cut instances (run_trial).
 TEST(Isa, SmallPatternsRunCompiledLoopsUnlessOff) {
   const char *v = std::getenv("LOOM_JIT");
   bool on_here = true;
@@ -333,13 +334,16 @@ TEST(Isa, SmallPatternsRunCompiledLoopsUnlessOff) {
          {doubles, resized(indexed({2, 1, 3}, {1, 4, 6}, prim(LOOM_SHORT)), 0, 11 * 2)}) {
       Type t = committed(leaf);
       ASSERT_TRUE(t);
-      const bool compiled = loom::plan_for(t.get(), 64).node->jit != nullptr;
+      const loom::JitCode *jit = loom::plan_for(t.get(), 64).node->jit.get();
 #if defined(__x86_64__)
-      const bool expect = !off && (name.rfind("avx512", 0) != 0 || leaf == doubles);
+      const bool expect = !off, lines = expect && name.rfind("avx512", 0) == 0;
 #else
-      const bool expect = false;
+      const bool expect = false, lines = false;
 #endif
-      EXPECT_EQ(compiled, expect) << name << ": " << describe(*leaf);
+      EXPECT_EQ(jit != nullptr, expect) << name << ": " << describe(*leaf);
+      if (jit) {
+        EXPECT_EQ(jit->aligned_groups(), lines) << name << ": " << describe(*leaf);
+      }
       // One loop for every count (a node per count, fold_plan) and for
       // every type of the same layout: compiled once.
       Type again = committed(leaf);
@@ -352,7 +356,7 @@ TEST(Isa, SmallPatternsRunCompiledLoopsUnlessOff) {
       // the next one (a program that makes a type for every message).
       const std::weak_ptr<const loom::JitCode> kept = loom::plan_for(t.get(), 64).node->jit;
       t.reset(), again.reset();
-      EXPECT_EQ(kept.expired(), !compiled) << name << ": " << describe(*leaf);
+      EXPECT_EQ(kept.expired(), !jit) << name << ": " << describe(*leaf);
       const std::string e = trial_error(run_trial(run_seed("Isa.SmallPatternsRunCompiledLoops"),
                                                   leaf, 300));
       EXPECT_EQ(e, "") << name;
@@ -720,10 +724,11 @@ TEST(Isa, RegisterStepsReadOnlyTheirPages) {
 // step's blocks, never past the range's last byte.  Those layouts take
 // the steps on the AVX-512 sets (the shorts, byte lanes, only with VBMI),
 // the floats on AVX2 too (word lanes, a permute of each window); on the
-// AVX-512 sets compiled (jit_steps) unless LOOM_JIT=off, and so also 9
-// shorts of every 11 (9 registers a step: more than the table's loop
-// takes).  But where compiled, the floats (whole words) pack on the
-// AVX-512 sets by line groups instead (kernels.cpp pack_by_lines).  Blocks of 1 to 31 bytes at strides of up to twice their length
+// AVX-512 sets compiled (jit_steps) unless LOOM_JIT=off.  But where
+// compiled, all of them (and 9 shorts of every 11) pack on the AVX-512
+// sets by line groups instead (kernels.cpp pack_by_lines; the shorts by
+// word lanes): there the steps only with LOOM_JIT=off (ctest's
+// core.nojit).  Blocks of 1 to 31 bytes at strides of up to twice their length
 // or 8 bytes more, 1 to 700 of them (past 8 KiB: the steps that pay only
 // there, and the stream aligned first), the last byte at a page's end and
 // inaccessible pages wherever the typemap has none, packed whole and in
@@ -743,11 +748,10 @@ TEST(Isa, ShortStridedBlocksPackByStepsReadingOnlyTheirPages) {
       ASSERT_TRUE(t);
       const loom::Node &node = *loom::plan_for(t.get(), 64).node;
       const loom::StepTable *steps = node.steps.get();
-      // The floats, whole words, by line groups where compiled (AVX-512).
-      const bool lines = leaf == floats && avx512 && loom::jit_enabled();
-      const bool expected = leaf == nine ? name == "avx512vbmi" && loom::jit_enabled()
-                                         : (avx512 || name == "avx2") && !lines &&
-                                               (leaf == floats || name == "avx512vbmi");
+      // By line groups where compiled (AVX-512).
+      const bool lines = avx512 && loom::jit_enabled();
+      const bool expected = leaf != nine && (avx512 || name == "avx2") && !lines &&
+                            (leaf == floats || name == "avx512vbmi");
       EXPECT_EQ(steps != nullptr, expected) << name << ": " << describe(*leaf);
       EXPECT_EQ(node.jit && node.jit->aligned_groups(), lines) << name << ": " << describe(*leaf);
       if (steps) {
