@@ -716,9 +716,8 @@ RegisterGroups line_groups(const RunMoves &t, int32_t stride, int32_t packed,
                            const std::vector<Store> &moves, int min_lane) {
   RegisterGroups r;
   if (packed <= 0 || stride <= packed || stride >= 3 * packed) return r;
-  // Runs of whole words rising in the user's order within the stride (a
-  // block, or an index leaf's runs), the first `base` bytes from the
-  // instance's origin; word[w]: stream word w's user offset from the first.
+  // Runs rising in the user's order within the stride (a block, or an
+  // index leaf's runs), the first `base` bytes from the instance's origin.
   const std::vector<StreamRun> runs = stream_runs(t, packed);
   if (runs.empty()) return r;
   // Several runs an instance only where they are short (the moves store
@@ -746,16 +745,13 @@ RegisterGroups line_groups(const RunMoves &t, int32_t stride, int32_t packed,
   int32_t lane = 4;
   while (lane > min_lane && !whole_lanes(lane)) lane /= 2;
   if (!whole_lanes(lane)) return r;
-  // Lanes of words or bytes only for runs of up to 32 bytes, not one of
-  // 16 an instance (one move each), and (below) where the step's uops
-  // are at most 0.9 of the moves': blocks of 40-48 bytes (shorts) packed
-  // 0.82-0.93x as fast by groups at 16 KiB, 16 of every 17 or 22 bytes
-  // 0.75-0.93x at 2-16 KiB, 28 of every 47 (1.03 of the moves) 0.75-0.88x.
-  if (lane < 4) {
-    for (const StreamRun &x : runs)
-      if (x.bytes > 32) return r;
-    if (runs.size() == 1 && runs[0].bytes == 16) return r;
-  }
+  // Lanes of words or bytes only for runs of up to 32 bytes (several
+  // runs are, above), not one of 16 an instance (one move each), and
+  // (below) where the step's uops are at most 0.9 of the moves': blocks
+  // of 40-48 bytes (shorts) packed 0.82-0.93x as fast by groups at 16 KiB,
+  // 16 of every 17 or 22 bytes 0.75-0.93x at 2-16 KiB, 28 of every 47
+  // (1.03 of the moves) 0.75-0.88x.
+  if (lane < 4 && runs.size() == 1 && (runs[0].bytes > 32 || runs[0].bytes == 16)) return r;
   std::vector<int32_t> word;
   for (const StreamRun &x : runs) {
     const int32_t from = x.user - base;

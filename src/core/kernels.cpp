@@ -2860,19 +2860,6 @@ bool small_stride(const Node &n) {
          n.stride % b == 0 && n.stride / b >= 2 && n.stride / b <= 4;
 }
 
-// AVX-512: packing a strided loop that took no compiled loop (blocks
-// shorter than pick_compiled takes, index leaves of floats and shorts) by
-// the compiled loop's line groups where it has them (jit_moves.cpp
-// line_groups: g instances a step into whole 64-byte registers of the
-// stream by two-window permutes, as the vectoriser packs 3 floats of
-// every 4), over the kernels picked for them (register steps, permutes,
-// pairs, groups): 3-12 floats, 6 shorts, 3-5 doubles of every 4-17 at 2
-// KiB 1.2-1.6x faster, at 16 KiB 1.0-1.3x; random MPI_Type_vector blocks
-// 1.05-1.06x (geometric mean) at 1-2 KiB, 1.03x at 8 KiB, 1.01x at 64 KiB;
-// random index leaves (with the compiled loops' own line groups of index
-// leaves) 1.03x at 2 KiB, 1.10x at 4, 1.06x at 16, 1.02x at 64 KiB, up
-// to 1.95x; none slower beyond the runs' spread (scripts/ab_libraries.py
-// and in-process A/B, four placements, Intel Xeon VM).  The unpack stays.
 // n packs by `kernel`, which needs none of the tables the packing
 // kernels it replaces read (register steps, groups, chains, their rest).
 void pack_without_tables(Node &n, Kernel kernel) {
@@ -2902,6 +2889,22 @@ bool permutes_cheaper([[maybe_unused]] const Node &n, [[maybe_unused]] const Jit
 #endif
 }
 
+// AVX-512: packing a strided loop that took no compiled loop (blocks
+// shorter than pick_compiled takes, index leaves of floats and shorts) by
+// the compiled loop's line groups where it has them (jit_moves.cpp
+// line_groups: g instances a step into whole 64-byte registers of the
+// stream by two-window permutes, as the vectoriser packs 3 floats of
+// every 4), over the kernels picked for them (register steps, permutes,
+// pairs, groups): 3-12 floats, 6 shorts, 3-5 doubles of every 4-17 at 2
+// KiB 1.2-1.6x faster, at 16 KiB 1.0-1.3x; random MPI_Type_vector blocks
+// 1.05-1.06x (geometric mean) at 1-2 KiB, 1.03x at 8 KiB, 1.01x at 64 KiB;
+// random index leaves (with the compiled loops' own line groups of index
+// leaves) 1.03x at 2 KiB, 1.10x at 4, 1.06x at 16, 1.02x at 64 KiB, up
+// to 1.95x; none slower beyond the runs' spread (scripts/ab_libraries.py
+// and in-process A/B, four placements, Intel Xeon VM).  The unpack stays.
+// Instances 2-3 times their bytes apart and blocks of bytes or shorts
+// (lanes of words or bytes) where line_groups admits them, unless the
+// permutes' pairs are cheaper (permutes_cheaper).
 void pack_by_lines([[maybe_unused]] Node &n) {
   if constexpr (kHas64) {
     // Not blocks of 32 bytes, one move each, two a line: 8 floats of
