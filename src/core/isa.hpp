@@ -38,4 +38,20 @@ bool masked_stores_slow();
 /// Tests: 1 or 0 answers masked_stores_slow() so from now on, -1 measures.
 void force_masked_stores_slow(int slow);
 
+/// Whether AVX-512's masked stores into lines in no cache wait for each
+/// line, so that loops of them run 1.3x or more faster with write
+/// prefetches ahead (store_probe.cpp: a flushed 64 KiB, a few tenths of a
+/// millisecond).  On the AMD EPYC Zen 5 VM they did, 2x: unpacking every
+/// other float of 4 MiB to a buffer just evicted, 6.8 GB/s against the
+/// plain loop's 9.9, 13.0 with prefetches; on the Zen 4 VM the prefetches
+/// cost more than they hid (kernels.cpp prefetch_ahead).  Unpacking's
+/// masked-store loops prefetch where this holds.  Call only where the CPU
+/// runs AVX-512.
+bool measure_cold_masked_stores_slow();
+/// The same, measured at first use.
+inline bool cold_masked_stores_slow() {
+  static const bool slow = measure_cold_masked_stores_slow();
+  return slow;
+}
+
 }  // namespace loom
