@@ -4,6 +4,7 @@
 // theirs (a plan's kernels never change under a running cursor).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -37,6 +38,18 @@ bool masked_stores_slow();
 
 /// Tests: 1 or 0 answers masked_stores_slow() so from now on, -1 measures.
 void force_masked_stores_slow(int slow);
+
+/// How a kernel set copies a long contiguous region, or a row a few bytes
+/// past its source modulo 4 KiB (long_copy-inl.hpp): glibc's memcpy, the
+/// set's loop of up to 32-byte vectors, or of 64-byte ones (AVX-512).
+enum class CopyWay : uint8_t { kMemcpy, kLoop, kLoopWide };
+struct CopyWays {
+  CopyWay region;  ///< a region of the user's, not near
+  CopyWay near;    ///< a copy `rep movsb` would take slowly
+};
+/// Tests: -1 lets every set measure its ways; region | near << 2 forces
+/// them (a set without 64-byte vectors copies kLoopWide by memcpy).
+inline std::atomic<int> g_forced_copy_ways{-1};
 
 /// Whether AVX-512's masked stores into lines in no cache wait for each
 /// line, so that loops of them run 1.3x or more faster with write

@@ -25,19 +25,24 @@
 #define LOOM_LONG_COPY_INL_H_
 #endif
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 
 #include <hwy/highway.h>
+
+#include "isa.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace loom {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-/// Copies that may run the loop: from kLongCopyFrom bytes; up to
-/// kLongCopyUntil where memcpy would be slow, kRegionCopyUntil otherwise
-/// (regions: not rows).
+/// Copies that may run a loop: from kLongCopyFrom bytes; up to
+/// kLongCopyUntil where memcpy may be slow (near), kRegionCopyUntil for the
+/// other regions (not rows).
 constexpr size_t kLongCopyFrom = 256;
 constexpr size_t kRegionCopyUntil = size_t(128) << 10;
 constexpr size_t kLongCopyUntil = size_t(1) << 20;
@@ -60,51 +65,107 @@ inline bool movsb_near(const char *dst, const char *src) {
 
 /// The loop: n >= 128 bytes, 64 bytes unaligned at each end and the rest
 /// in 64-byte aligned lines of the destination, 128 bytes a step, from
-/// unaligned loads (vectors of up to 32 bytes: a 64-byte vector's loop ran
-/// 0.85x as fast where the source was not aligned; the tail loaded last:
-/// loaded first, rows from L3 copied 5% slower).
+/// unaligned loads of W-byte vectors (the tail loaded last: loaded first,
+/// rows from L3 copied 5% slower).
+template <size_t W>
 inline void copy_loop(char *dst, const char *src, size_t n) {
-  const hn::CappedTag<uint8_t, 32> d;
-  constexpr size_t W = hn::MaxLanes(d), K = 64 / W;  // K vectors a line
+  const hn::CappedTag<uint8_t, W> d;
+  constexpr size_t L = hn::MaxLanes(d), K = 64 / L;  // K vectors a line
   auto u8 = [](const char *p) { return reinterpret_cast<const uint8_t *>(p); };
   auto w8 = [](char *p) { return reinterpret_cast<uint8_t *>(p); };
   using V = hn::Vec<decltype(d)>;
   V head[K], tail[K];
-  for (size_t k = 0; k < K; k++) head[k] = hn::LoadU(d, u8(src + k * W));
+  for (size_t k = 0; k < K; k++) head[k] = hn::LoadU(d, u8(src + k * L));
   size_t o = 64 - (reinterpret_cast<uintptr_t>(dst) & 63);
   for (; o + 128 <= n - 64; o += 128) {
     V v[2 * K];
-    for (size_t k = 0; k < 2 * K; k++) v[k] = hn::LoadU(d, u8(src + o + k * W));
-    for (size_t k = 0; k < 2 * K; k++) hn::Store(v[k], d, w8(dst + o + k * W));
+    for (size_t k = 0; k < 2 * K; k++) v[k] = hn::LoadU(d, u8(src + o + k * L));
+    for (size_t k = 0; k < 2 * K; k++) hn::Store(v[k], d, w8(dst + o + k * L));
   }
-  for (; o < n - 64; o += W) hn::Store(hn::LoadU(d, u8(src + o)), d, w8(dst + o));
-  for (size_t k = 0; k < K; k++) tail[k] = hn::LoadU(d, u8(src + n - 64 + k * W));
+  for (; o < n - 64; o += L) hn::Store(hn::LoadU(d, u8(src + o)), d, w8(dst + o));
+  for (size_t k = 0; k < K; k++) tail[k] = hn::LoadU(d, u8(src + n - 64 + k * L));
   for (size_t k = 0; k < K; k++) {
-    hn::StoreU(head[k], d, w8(dst + k * W));
-    hn::StoreU(tail[k], d, w8(dst + n - 64 + k * W));
+    hn::StoreU(head[k], d, w8(dst + k * L));
+    hn::StoreU(tail[k], d, w8(dst + n - 64 + k * L));
   }
 }
 
-/// Whether rows of n bytes may take the loop (where movsb_near).
+/// Whether rows of n bytes may take a loop (where movsb_near).
 constexpr bool rows_may_loop(size_t n) { return n >= kMovsbFrom && n <= kLongCopyUntil; }
 
+/// The loop of W-byte vectors, or memcpy, by `way`.
+inline void copy_by(CopyWay way, char *dst, const char *src, size_t n) {
+  constexpr size_t kWide = hn::MaxLanes(hn::CappedTag<uint8_t, 64>());
+  if (way == CopyWay::kLoop) copy_loop<32>(dst, src, n);
+  else if (kWide >= 64 && way == CopyWay::kLoopWide) copy_loop<64>(dst, src, n);
+  else std::memcpy(dst, src, n);
+}
+
+/// How this set copies (isa.hpp CopyWays), measured at first use: 32 KiB
+/// (a region from L2, as NAS LU x's 40 KB) copied each way, the fastest
+/// of 7 interleaved rounds of 4 copies, the destination 4 KiB apart from
+/// the source (region) or 16 bytes past it (near).  A region keeps memcpy
+/// unless a loop is 5% faster.  Where they differ, it matters: NAS LU x
+/// packed 1.10x the hand loop's memcpy by the 32-byte loop on the AMD
+/// EPYC Zen 4 VM, and 0.54x by it on the Zen 5 VM, where glibc's `rep
+/// movsb` copied 32 KiB 1.7x faster and the 64-byte loop 1.5x faster; the
+/// baseline's 16-byte loop, 0.56x memcpy (Zen 4).  Near, on the Zen 5 VM,
+/// memcpy 80 GB/s, the 32-byte loop 65, the 64-byte loop 84.
+inline CopyWays measure_copy_ways() {
+  constexpr size_t n = 32 << 10;
+  constexpr bool kWide = hn::MaxLanes(hn::CappedTag<uint8_t, 64>()) >= 64;
+  constexpr int kWays = kWide ? 3 : 2;
+  char *a = static_cast<char *>(std::aligned_alloc(4096, n + 4096));
+  char *b = static_cast<char *>(std::aligned_alloc(4096, n + 4096));
+  CopyWays w{CopyWay::kMemcpy, CopyWay::kMemcpy};
+  if (a && b) {
+    std::memset(a, 1, n + 4096), std::memset(b, 2, n + 4096);
+    for (int near = 0; near < 2; near++) {
+      char *to = b + (near ? 16 : 0);
+      double best[3] = {1e300, 1e300, 1e300};
+      for (int r = 0; r < 7; r++)
+        for (int k = 0; k < kWays; k++) {
+          const auto t0 = std::chrono::steady_clock::now();
+          for (int c = 0; c < 4; c++) {
+            copy_by(CopyWay(k), to, a, n);
+            asm volatile("" : : "r"(to) : "memory");
+          }
+          best[k] = std::min(best[k],
+                             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
+      int k = 0;
+      for (int j = 1; j < kWays; j++)
+        if (best[j] < best[k]) k = j;
+      if (!near && best[k] * 1.05 > best[0]) k = 0;
+      (near ? w.near : w.region) = CopyWay(k);
+    }
+  }
+  std::free(a), std::free(b);
+  return w;
+}
+
+/// This set's ways: measured once, unless a test forces them.
+inline CopyWays copy_ways() {
+  static const CopyWays measured = measure_copy_ways();
+  const int forced = g_forced_copy_ways.load(std::memory_order_relaxed);
+  return forced < 0 ? measured : CopyWays{CopyWay(forced & 3), CopyWay(forced >> 2)};
+}
+
 /// n bytes from `src` to `dst` (not overlapping), a contiguous region of
-/// the user's (`region`) or one of many rows: by copy_loop where memcpy
-/// would be slow, and regions up to kRegionCopyUntil where the loop has
-/// 32-byte vectors (the baseline's 16-byte loop copied NAS LU x's 40 KB at
-/// 0.56x the speed of glibc's memcpy, which uses the CPU's widest:
-/// LOOM_ISA=baseline on the Zen 4 VM); else memcpy.  In a row's loop
-/// (kernels.cpp row_any) these checks, so written, cost about one
-/// instruction a row; written as one test of n against a limit chosen by
-/// the distance and `region`, 8 (rows of 1.5-2 KiB 0.95-0.97x as fast;
-/// callgrind and in-process A/B, Intel Xeon VM).
+/// the user's (`region`) or one of many rows: by the way measured for it
+/// (copy_ways) where memcpy might be slow (near) and for regions of up to
+/// kRegionCopyUntil, else by memcpy.  In a row's loop (kernels.cpp
+/// row_any) these checks, so written, cost about one instruction a row
+/// where they end in memcpy; written as one test of n against a limit
+/// chosen by the distance and `region`, 8 (rows of 1.5-2 KiB 0.95-0.97x
+/// as fast; callgrind and in-process A/B, Intel Xeon VM).
 inline void long_copy(char *dst, const char *src, size_t n, bool region) {
-  constexpr bool kLoopRegions = hn::MaxLanes(hn::CappedTag<uint8_t, 32>()) >= 32;
-  if (n >= kLongCopyFrom &&
-      ((region && kLoopRegions && n <= kRegionCopyUntil) || (rows_may_loop(n) && movsb_near(dst, src))))
-    copy_loop(dst, src, n);
-  else
+  if (n >= kLongCopyFrom && ((region && n <= kRegionCopyUntil) || (rows_may_loop(n) && movsb_near(dst, src)))) {
+    const CopyWays w = copy_ways();
+    copy_by(rows_may_loop(n) && movsb_near(dst, src) ? w.near : w.region, dst, src, n);
+  } else {
     std::memcpy(dst, src, n);
+  }
 }
 
 }  // namespace HWY_NAMESPACE

@@ -1076,19 +1076,24 @@ TEST(Isa, GroupsOfInstancesReadOnlyTheirPages) {
 }
 
 // Long contiguous copies (long_copy-inl.hpp: loom_copy, each kernel set's
-// copy) run a loop of their own where glibc's memcpy is slow (the
-// destination a few bytes past the source modulo 4 KiB) or the region is
-// short enough, memcpy otherwise:
-// on every set, regions of 0 to 300 KiB (and about 1 MiB, the loop's
-// limit) at every kind of distance give the source's bytes and nothing
-// outside them (guards on both sides); and rows of 1-5 KiB (blocks of a
-// strided type, the same choice) packed into a stream a few bytes past the
-// user's buffer give the blocks in order.
+// copy) take the way each set measured (memcpy or a loop of its own)
+// where glibc's memcpy may be slow (the destination a few bytes past the
+// source modulo 4 KiB) or the region is short enough, memcpy otherwise:
+// on every set, with the measured ways or any forced pair of them,
+// regions of 0 to 300 KiB (and about 1 MiB, the loops' limit) at every
+// kind of distance give the source's bytes and nothing outside them
+// (guards on both sides); and rows of 1-5 KiB (blocks of a strided type,
+// the same choice) packed into a stream a few bytes past the user's
+// buffer give the blocks in order.
 TEST(Isa, LongCopiesExactAtEveryDistance) {
   on_every_set(
       "Isa.LongCopiesExactAtEveryDistance", static_cast<int>(40 * test_scale()),
       [](std::mt19937_64 &rng, int i, uint64_t) -> std::string {
         const Uniform uni{rng};
+        loom::g_forced_copy_ways.store(uni(0, 3) == 0 ? -1 : (int)(uni(0, 2) | uni(0, 2) << 2));
+        struct Measured {
+          ~Measured() { loom::g_forced_copy_ways.store(-1); }
+        } measured;
         const int64_t near = uni(0, 2) == 0 ? 0 : uni(0, 1) ? uni(1, 63) : 4096 - uni(1, 63);
         const int64_t src_at = uni(0, 4095), dst_at = (src_at + (uni(0, 2) ? near : uni(0, 4095))) % 4096;
         static const int64_t kEdges[] = {255, 256, 257, 1024, 4096, (128 << 10) - 1, 128 << 10,
