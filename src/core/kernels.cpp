@@ -53,6 +53,20 @@ inline void mv_long(char *user, char *s, size_t n) {
   else long_copy(user, s, n, Region);
 }
 
+// AVX-512's unpacking masked-store loops prefetch for writing the lines
+// they reach kStoreAhead bytes later where masked stores wait for lines in
+// no cache (isa.hpp cold_masked_stores_slow): PREFETCHW, which every CPU
+// with AVX-512 has and Highway's targets do not enable by name.  Only in
+// loops of kFromMemory packed bytes or more, which cannot all come from
+// L2: in cache the prefetches cost unpacks of random float patterns 10%
+// at 2 KiB (up to 1.6x) and 7% at 64 KiB (in-process A/B, Zen 5 VM).
+constexpr int64_t kStoreAhead = 1024;
+inline void prefetch_write(const char *p) { asm volatile("prefetchw %0" : : "m"(*p)); }
+inline bool stores_ahead(int64_t bytes) {
+  constexpr bool kAvx512 = HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3;
+  return kAvx512 && bytes >= kFromMemory && cold_masked_stores_slow();
+}
+
 // A table's offsets or masks into locals, one scalar load each.  Copied
 // as the compiler copies an array (vector loads and stores), their reloads
 // from the stack as scalars wait for those stores to retire: store-to-load
@@ -394,6 +408,18 @@ inline void store_narrow(char *p, __m128i v) {
   const uint32_t w = (uint32_t)_mm_cvtsi128_si32(v);
   std::memcpy(p, &w, 4);
 }
+// The user's bytes m of a block at p from a wide load of the stream at s
+// (its bytes and the next block's), by one byte-masked store.
+template <int W>
+inline void mv_wide_masked(char *p, const char *s, uint64_t m) {
+  if constexpr (W == 64) {
+    _mm512_mask_storeu_epi8(p, m, _mm512_loadu_si512(s));
+  } else if constexpr (W == 32) {
+    _mm256_mask_storeu_epi8(p, (__mmask32)m, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(s)));
+  } else {
+    _mm_mask_storeu_epi8(p, (__mmask16)m, load_narrow<W>(s));
+  }
+}
 #endif
 
 // A row of blocks of any size over 128 bytes (size_class), the length's
@@ -479,16 +505,18 @@ inline char *row(char *p, char *s, int64_t n, int64_t st, int64_t b) {
     constexpr int W = wide_move<B>();
     if (W < 64 || st >= W) {
       const uint64_t m = (uint64_t(1) << b) - 1;
-      for (; k + 1 < n; k++, p += st, s += b) {
-        if constexpr (W == 64) {
-          _mm512_mask_storeu_epi8(p, m, _mm512_loadu_si512(s));
-        } else if constexpr (W == 32) {
-          _mm256_mask_storeu_epi8(p, (__mmask32)m,
-                                  _mm256_loadu_si256(reinterpret_cast<const __m256i *>(s)));
-        } else {
-          _mm_mask_storeu_epi8(p, (__mmask16)m, load_narrow<W>(s));
+      if (__builtin_expect(stores_ahead(n * b), 0)) {
+        // prefetch_stores' blocks, kStoreAhead bytes of the user's ahead
+        // (an unlikely branch: written as one loop, rows of 2 KiB in all
+        // unpacked 3.5% slower).
+        const int64_t ahead = std::max<int64_t>(1, kStoreAhead / std::max<int64_t>(1, std::abs(st)));
+        for (; k + ahead + 1 < n; k++, p += st, s += b) {
+          prefetch_write(p + ahead * st);
+          prefetch_write(p + ahead * st + b - 1);
+          mv_wide_masked<W>(p, s, m);
         }
       }
+      for (; k + 1 < n; k++, p += st, s += b) mv_wide_masked<W>(p, s, m);
       if (n > 0) mv_block<false, B>(p, s, b);
       return n > 0 ? s + b : s;
     }
@@ -834,20 +862,6 @@ char *k_block_stream(const Node &, char *base, char *stream, int64_t i0, int64_t
   hwy::FlushStream();
   std::memcpy(s + off, from + off, n - off);
   return stream + n;
-}
-
-// AVX-512's unpacking masked-store loops prefetch for writing the lines
-// they reach kStoreAhead bytes later where masked stores wait for lines in
-// no cache (isa.hpp cold_masked_stores_slow): PREFETCHW, which every CPU
-// with AVX-512 has and Highway's targets do not enable by name.  Only in
-// loops of kFromMemory packed bytes or more, which cannot all come from
-// L2: in cache the prefetches cost unpacks of random float patterns 10%
-// at 2 KiB (up to 1.6x) and 7% at 64 KiB (in-process A/B, Zen 5 VM).
-constexpr int64_t kStoreAhead = 1024;
-inline void prefetch_write(const char *p) { asm volatile("prefetchw %0" : : "m"(*p)); }
-inline bool stores_ahead(int64_t bytes) {
-  constexpr bool kAvx512 = HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3;
-  return kAvx512 && bytes >= kFromMemory && cold_masked_stores_slow();
 }
 
 #undef LOOM_HAVE_DENSE_SCATTER  // per target, as the permutes below
@@ -1919,8 +1933,11 @@ inline char *chunk_steps(const ChunkTable &t, char *s, int64_t steps, User user)
 // patterns 0.63-0.78 -> 0.73-0.96), 64 KiB: 1.54 -> 1.56x, 1 MiB: equal
 // (0.995), 16 MiB: 1.17 -> 1.20x; unpacking at 64 KiB 3-4% faster (the
 // wide double patterns 8-14%), at 2 KiB and 1 MiB within 2%.
-template <bool Pack, int Lane, bool Two, int NC, class User>
+template <bool Pack, int Lane, bool Two, int NC, bool Ahead = false, class User>
 inline char *window_loop(const ChunkTable &t, char *s, int64_t steps, User user, int64_t whole) {
+  if constexpr (!Pack && !Ahead)
+    if (stores_ahead(steps * t.stream_bytes))
+      return window_loop<Pack, Lane, Two, NC, true>(t, s, steps, user, whole);
   constexpr int nc = NC;
   const int64_t sb = t.stream_bytes;  // locals: the stores may alias t
   __m512i idx[kMaxChunks], idx2[kMaxChunks];
@@ -1946,6 +1963,13 @@ inline char *window_loop(const ChunkTable &t, char *s, int64_t steps, User user,
     constexpr uint64_t all = ~uint64_t(0);
     for (; k < to; k++, s += sb) {
       char *u = user(k);
+      if (Ahead && k + kChunkAhead < steps) {  // prefetch_stores' windows
+        const char *a = user(k + kChunkAhead);
+        for (int j = 0; j < nc; j++) {
+          prefetch_write(a + win[j]);
+          prefetch_write(a + win[j] + (Two ? 127 : 63));
+        }
+      }
       for (int j = 0; j < nc; j++)
         move_window<Pack, Lane, Two>(Pack && W ? all : um[j], Pack && W ? all : um2[j],
                                      !Pack && W ? all : sm[j], idx[j], idx2[j], u + win[j],

@@ -53,7 +53,9 @@ bool measure() {
 constexpr size_t kColdBytes = 64 << 10;
 constexpr size_t kColdAhead = 16;
 // The prefetches' gain that calls the stores slow: 1.9-2.2x on the AMD
-// EPYC Zen 5 VM (0.12 ms the probe).
+// EPYC Zen 5 VM (0.2 ms the probe); with both cores busy elsewhere, the
+// fastest of five rounds fell to 1.23x once in six processes, of eleven
+// 1.48x at the least.
 constexpr double kColdSlow = 1.3;
 template <bool Prefetch>
 __attribute__((target("avx512f,prfchw"), noinline)) double time_cold_stores(char *buf) {
@@ -73,7 +75,7 @@ bool measure_cold() {
   char *buf = static_cast<char *>(std::aligned_alloc(64, kColdBytes));
   if (!buf) return false;
   double plain = 1e300, ahead = 1e300;
-  for (int r = 0; r < 5; r++) {  // the fastest of five, interleaved
+  for (int r = 0; r < 11; r++) {  // the fastest of 11, interleaved
     const double a = time_cold_stores<false>(buf), b = time_cold_stores<true>(buf);
     plain = a < plain ? a : plain;
     ahead = b < ahead ? b : ahead;
