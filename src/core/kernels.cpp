@@ -420,6 +420,7 @@ inline void mv_wide_masked(char *p, const char *s, uint64_t m) {
     _mm_mask_storeu_epi8(p, (__mmask16)m, load_narrow<W>(s));
   }
 }
+
 #endif
 
 // A row of blocks of any size over 128 bytes (size_class), the length's
@@ -467,6 +468,29 @@ __attribute__((noinline)) char *row_pairs(char *p, char *s, int64_t n, int64_t s
   });
 }
 
+#if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3
+// row's unpack by wide masked stores (n >= 1 blocks of b bytes), each block
+// but the last few with prefetch_stores' prefetches kStoreAhead bytes of
+// the user's ahead; returns s advanced.  Only for a strided loop's whole
+// range (k_vec_blk): checked in row, where nested kernels call it a short
+// row at a time, the check cost rows of 63 blocks of 12 bytes 1.35x (the
+// block's mask reloaded from memory every block).
+template <int W, int B>
+char *masked_row_ahead(char *p, char *s, int64_t n, int64_t st, int64_t b) {
+  const uint64_t m = (uint64_t(1) << b) - 1;
+  const int64_t ahead = std::max<int64_t>(1, kStoreAhead / std::max<int64_t>(1, std::abs(st)));
+  int64_t k = 0;
+  for (; k + ahead + 1 < n; k++, p += st, s += b) {
+    prefetch_write(p + ahead * st);
+    prefetch_write(p + ahead * st + b - 1);
+    mv_wide_masked<W>(p, s, m);
+  }
+  for (; k + 1 < n; k++, p += st, s += b) mv_wide_masked<W>(p, s, m);
+  mv_block<false, B>(p, s, b);
+  return s + b;
+}
+#endif
+
 // One strided row of n blocks: the innermost loop of every strided kernel,
 // unrolled so that short rows (3D faces, Flash) do not pay loop overhead
 // per element.
@@ -505,17 +529,6 @@ inline char *row(char *p, char *s, int64_t n, int64_t st, int64_t b) {
     constexpr int W = wide_move<B>();
     if (W < 64 || st >= W) {
       const uint64_t m = (uint64_t(1) << b) - 1;
-      if (__builtin_expect(stores_ahead(n * b), 0)) {
-        // prefetch_stores' blocks, kStoreAhead bytes of the user's ahead
-        // (an unlikely branch: written as one loop, rows of 2 KiB in all
-        // unpacked 3.5% slower).
-        const int64_t ahead = std::max<int64_t>(1, kStoreAhead / std::max<int64_t>(1, std::abs(st)));
-        for (; k + ahead + 1 < n; k++, p += st, s += b) {
-          prefetch_write(p + ahead * st);
-          prefetch_write(p + ahead * st + b - 1);
-          mv_wide_masked<W>(p, s, m);
-        }
-      }
       for (; k + 1 < n; k++, p += st, s += b) mv_wide_masked<W>(p, s, m);
       if (n > 0) mv_block<false, B>(p, s, b);
       return n > 0 ? s + b : s;
@@ -709,6 +722,13 @@ char *k_vec_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
     // loop, and Flash packed 10% slower.
     for (; i0 + 8 <= i1; i0 += 8, p += 8 * st) s = gather8<B>(p, s, st);
   }
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  if constexpr (!Pack && wide_move<B>() > 0) {
+    constexpr int W = wide_move<B>();
+    if ((W < 64 || st >= W) && i1 > i0 && stores_ahead((i1 - i0) * b))
+      return masked_row_ahead<W, B>(p, s, i1 - i0, st, b);
+  }
+#endif
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
   // 16-byte blocks in pairs, one 32-byte store each (vinserti128), as the
   // vectoriser packs two doubles of every four: in L1 stores bound the
@@ -1446,8 +1466,10 @@ char *k_vec_columns(const Node &n, char *base, char *s, int64_t i0, int64_t i1) 
 // kPrefetchSteps registers ahead (about 1 KiB of a dense pattern; far
 // strides get no further, since the window of each step is what is
 // fetched).  Prefetches never fault, so the last steps of a range may name
-// bytes beyond it.  Unpacking prefetches nothing: its prefetches for
-// writing cost more than they hid at every size on the AMD EPYC VM (random
+// bytes beyond it.  Unpacking prefetches only where AVX-512's masked
+// stores wait for uncached lines (prefetch_stores, below): elsewhere its
+// prefetches for writing cost more than they hid at every size on the AMD
+// EPYC Zen 4 VM (random
 // patterns, scripts/ab_libraries.py, unpack without them 1.10x at 2 KiB,
 // 1.06x at 64 KiB, 1.07x at 1 MiB, 1.10x at 16 MiB; a struct's 24 + 4
 // bytes of every 56, 1 to 28 MB, 0.80-0.86x -> 0.90-1.02x the hand loop).
@@ -1918,9 +1940,10 @@ inline char *chunk_steps(const ChunkTable &t, char *s, int64_t steps, User user)
 // (WholeLoads); unpacking, the stream's registers (ChunkTable::
 // stream_tail).  The pieces' masks then no longer spill from the 7 mask
 // registers, and a load is one operation instead of two.  Nothing is
-// prefetched: packing, the windows' loads keep the hardware prefetchers
-// going; unpacking, prefetching each window for writing 8 instances ahead
-// cost more than it hid on the AMD EPYC VM (random float patterns,
+// prefetched but where masked stores wait for uncached lines (Ahead,
+// prefetch_stores): packing, the windows' loads keep the hardware
+// prefetchers going; unpacking, prefetching each window for writing 8
+// instances ahead cost more than it hid on the AMD EPYC Zen 4 VM (random float patterns,
 // scripts/ab_libraries.py, unpack without 1.05x at 2 KiB, 1.04x at 64
 // KiB, 1.08x at 1 MiB, 1.20x at 16 MiB; doubles unchanged), where on
 // the Intel Xeon VM it had gained 5-10% at 1 MiB.  Measured on the Intel
