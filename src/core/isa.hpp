@@ -61,8 +61,13 @@ inline std::atomic<int> g_forced_copy_ways{-1};
 /// masked-store loops prefetch where this holds.  Call only where the CPU
 /// runs AVX-512.
 bool measure_cold_masked_stores_slow();
-/// The same, measured at first use.
+/// Tests: -1 lets cold_masked_stores_slow() measure, 0 or 1 answers so.
+inline std::atomic<int> g_forced_cold_stores{-1};
+/// The same, measured at first use (checked only where a loop moves
+/// kFromMemory bytes or more).
 inline bool cold_masked_stores_slow() {
+  const int forced = g_forced_cold_stores.load(std::memory_order_relaxed);
+  if (forced >= 0) return forced != 0;
   static const bool slow = measure_cold_masked_stores_slow();
   return slow;
 }

@@ -8,16 +8,21 @@
 // where the destination lies a few bytes past the source modulo 4 KiB (a
 // known fault of the microcode, which newer glibc steers around): 4 KiB
 // with the destination 8 bytes past, 1137 ns against 42; 16 bytes past
-// 1.85x; 31 past 2.1x; 64 KiB 8 bytes past 16x (AMD EPYC Zen 4 VM).  Where a user's buffer and a stream buffer lie is the
-// program's (a malloc'ed one sits 16 bytes into a page).  There, a loop of
-// 32-byte loads and aligned stores: 1.1-30x memcpy's speed.  Where memcpy
-// is not slow so, a contiguous region of up to 128 KiB copied by the loop
-// 1.0-1.25x faster too, from L2 and from L3 (NAS LU x's 40 KB: 1.10x the
-// hand loop's memcpy; 256 KiB from L2 0.96x), but `rep movsb` copied rows
-// of 2 KiB from L3 (a cube's face, rows 512 KiB apart) 1.06-1.1x faster
-// than the loop: rows of a strided layout take the loop only where memcpy
-// would be slow.  From 1 MiB the copy is bound by memory (no such loss),
-// and memcpy's non-temporal stores for the longest are worth keeping.
+// 1.85x; 31 past 2.1x; 64 KiB 8 bytes past 16x (AMD EPYC Zen 4 VM; on
+// the Zen 5 VM, 1.3-1.5x).  Where a user's buffer and a stream buffer lie
+// is the program's (a malloc'ed one sits 16 bytes into a page).  There, a
+// loop of vector loads and aligned stores: on Zen 4 32-byte vectors,
+// 1.1-30x memcpy's speed; on Zen 5 64-byte ones (its 32-byte loop lost
+// to memcpy even there).  Where memcpy is not slow so, a contiguous region
+// of up to 128 KiB copied by Zen 4's loop 1.0-1.25x faster too, from L2
+// and from L3 (NAS LU x's 40 KB: 1.10x the hand loop's memcpy; 256 KiB
+// from L2 0.96x), and by Zen 5's `rep movsb` 1.4-1.9x faster than by either
+// loop; so each kernel set measures its ways (measure_copy_ways).  `rep
+// movsb` copied rows of 2 KiB from L3 (a cube's face, rows 512 KiB apart)
+// 1.06-1.1x faster than the loop (Zen 4): rows of a strided layout take a
+// loop only where memcpy would be slow.  From 1 MiB the copy is bound by
+// memory (no such loss), and memcpy's non-temporal stores for the longest
+// are worth keeping.
 #if defined(LOOM_LONG_COPY_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef LOOM_LONG_COPY_INL_H_
 #undef LOOM_LONG_COPY_INL_H_

@@ -500,6 +500,57 @@ TEST(Isa, SmallRepeatingPatternsTouchOnlyTheirPages) {
                });
 }
 
+// Unpacks of a mebibyte or more: where AVX-512's masked stores wait for
+// lines in no cache (isa.hpp cold_masked_stores_slow, forced here either
+// way), their loops prefetch the user's lines ahead (kernels.cpp
+// prefetch_stores, masked_row_ahead): every other float or every fourth
+// (the dense scatter), small patterns (permutes, pieces), strided blocks
+// of 12 or 24 bytes (rows of masked stores), each packed and unpacked whole
+// and in two ranges against inaccessible pages, the gaps left
+// (fenced_trial).  Only the AVX-512 sets have such loops; one trial of
+// each kind per answer (a mebibyte's reference takes a while).
+TEST(Isa, MebibyteUnpacksWithOrWithoutStorePrefetchesOnAvx512) {
+#ifdef LOOM_TEST_SANITIZED
+  const std::vector<int> answers = {1};  // ten times slower
+#else
+  const std::vector<int> answers = {1, 0};
+#endif
+  for (int slow : answers) {
+    loom::g_forced_cold_stores.store(slow);
+    on_every_set(
+        "Isa.MebibyteUnpacksWithOrWithoutStorePrefetchesOnAvx512", 3,
+        [](std::mt19937_64 &rng, int i, uint64_t) -> std::string {
+          if (std::string(loom_isa()).rfind("avx512", 0) != 0) return "";
+          const Uniform uni{rng};
+          constexpr int64_t kBytes = (int64_t(1) << 20) + 4096;
+          TypeSpecPtr spec;
+          int64_t count;
+          if (i % 3 == 0) {
+            const int64_t k = uni(0, 1) ? 2 : 4, el = uni(0, 1) ? 4 : 8;
+            spec = resized(prim(el == 4 ? LOOM_FLOAT : LOOM_DOUBLE), 0, k * el);
+            count = kBytes / el + uni(0, 40);
+          } else if (i % 3 == 1) {
+            // 12 or 24 bytes: strided blocks whose unpack stores each
+            // under a mask (k_vec_blk, row), where the other sizes compile
+            // loops or permute.
+            const int64_t b = uni(0, 1) ? 12 : 24, stride = b + uni(4, 2 * b);
+            spec = resized(contig(b, prim(LOOM_BYTE)), 0, stride);
+            count = kBytes / b + uni(0, 40);
+          } else {
+            int64_t most;
+            std::tie(spec, most) = small_pattern(rng);
+            const Layout lay = reference_layout(*spec);
+            count = lay.size > 0 ? kBytes / lay.size + uni(0, 40) : 1;
+          }
+          Type t = committed(spec);
+          if (!t) return "commit failed: " + describe(spec);
+          const std::string e = fenced_both_ways(spec, count, t.get(), rng);
+          return e.empty() ? e : describe(spec) + ", count " + std::to_string(count) + ": " + e;
+        });
+  }
+  loom::g_forced_cold_stores.store(-1);
+}
+
 // Leaves of one to four runs of 1 to 400 bytes (lengths about 32, 64,
 // 96, 128 and 192 among them) of 1-, 2-, 4- or 8-byte elements,
 // repeated: compiled loops (x86-64, LOOM_JIT on) move runs of 64 bytes or
