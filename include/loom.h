@@ -411,6 +411,13 @@ LOOM_API loom_status loom_set_isa(const char *name);
 /** The sets this library has and this CPU runs, widest first,
  *  comma-separated (e.g. "avx512vbmi,avx512,avx2,baseline"). */
 LOOM_API const char *loom_isa_list(void);
+/** What the current set measured on this CPU (once, on first use: a
+ *  fraction of a millisecond, run now if not yet) and moves by, as one
+ *  line of text: how long contiguous copies go (glibc's memcpy or a loop
+ *  of the set's own), and whether masked stores are slow (AVX2's, or
+ *  AVX-512's into lines in no cache).  Valid until the calling thread's
+ *  next call. */
+LOOM_API const char *loom_isa_measured(void);
 /** @} */
 
 /** @name The machine's caches

@@ -85,6 +85,7 @@ int print_info(std::FILE *out) {
   std::string dropin = dropin_beside_me();
   fmt::print(out, "Drop-in: {}\n", dropin.empty() ? "not found beside this program" : dropin);
   fmt::print(out, "Kernels: {} (this CPU runs: {})\n", loom_isa(), loom_isa_list());
+  fmt::print(out, "  measured: {}\n", loom_isa_measured());
   fmt::print(out, "Last-level cache: {} MiB\n", loom_last_level_cache_bytes() >> 20);
 
   Snapshot s = Snapshot::from_environment(kBuildFlavor);

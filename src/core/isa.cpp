@@ -92,6 +92,24 @@ loom_status loom_set_isa(const char *name) {
   return LOOM_OK;
 }
 
+const char *loom_isa_measured(void) {
+  static thread_local std::string text;
+  const loom::KernelSet &k = loom::current_kernel_set();
+  static const char *const kWays[] = {"memcpy", "32-byte loop", "64-byte loop"};
+  const loom::CopyWays w = k.copy_ways();
+  text = std::string("long copies: regions by ") + kWays[(int)w.region] + ", near by " +
+         kWays[(int)w.near];
+  const std::string set = k.name;
+  if (set.rfind("avx512", 0) == 0)
+    text += loom::cold_masked_stores_slow()
+                ? "; masked stores into uncached lines: slow (unpacks of 1 MiB or more prefetch)"
+                : "; masked stores into uncached lines: not slow";
+  else if (set == "avx2")
+    text += loom::masked_stores_slow() ? "; masked stores: slow (small patterns by plain moves)"
+                                       : "; masked stores: fast";
+  return text.c_str();
+}
+
 const char *loom_isa_list(void) {
   static const std::string list = [] {
     size_t n;

@@ -12,6 +12,14 @@
 
 namespace loom {
 
+/// How a kernel set copies a long contiguous region, or a row a few bytes
+/// past its source modulo 4 KiB (long_copy-inl.hpp): glibc's memcpy, the
+/// set's loop of up to 32-byte vectors, or of 64-byte ones (AVX-512).
+enum class CopyWay : uint8_t { kMemcpy, kLoop, kLoopWide };
+struct CopyWays {
+  CopyWay region;  ///< a region of the user's, not near
+  CopyWay near;    ///< a copy `rep movsb` would take slowly
+};
 /// One target's kernels.
 struct KernelSet {
   const char *name;    // one of kIsaNames (isa_names.hpp)
@@ -19,6 +27,8 @@ struct KernelSet {
   void (*select)(Node &n);
   /// n contiguous bytes of a region, not overlapping (long_copy-inl.hpp).
   void (*copy)(char *dst, const char *src, size_t n);
+  /// How `copy` and the kernels' long rows copy (measured on first call).
+  CopyWays (*copy_ways)();
 };
 
 /// The sets compiled in, widest first; the last is the baseline
@@ -39,14 +49,6 @@ bool masked_stores_slow();
 /// Tests: 1 or 0 answers masked_stores_slow() so from now on, -1 measures.
 void force_masked_stores_slow(int slow);
 
-/// How a kernel set copies a long contiguous region, or a row a few bytes
-/// past its source modulo 4 KiB (long_copy-inl.hpp): glibc's memcpy, the
-/// set's loop of up to 32-byte vectors, or of 64-byte ones (AVX-512).
-enum class CopyWay : uint8_t { kMemcpy, kLoop, kLoopWide };
-struct CopyWays {
-  CopyWay region;  ///< a region of the user's, not near
-  CopyWay near;    ///< a copy `rep movsb` would take slowly
-};
 /// Tests: -1 lets every set measure its ways; region | near << 2 forces
 /// them (a set without 64-byte vectors copies kLoopWide by memcpy).
 inline std::atomic<int> g_forced_copy_ways{-1};

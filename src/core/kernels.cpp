@@ -3660,6 +3660,7 @@ void select_kernels_for_target(Node &n) {
 }
 
 void copy_for_target(char *dst, const char *src, size_t n) { long_copy(dst, src, n, true); }
+CopyWays copy_ways_for_target() { return copy_ways(); }
 
 }  // namespace HWY_NAMESPACE
 }  // namespace loom
@@ -3672,16 +3673,18 @@ const KernelSet *kernel_sets(size_t *n) {
   static const KernelSet sets[] = {
 #if (HWY_TARGETS & HWY_AVX3_DL) && HWY_STATIC_TARGET != HWY_AVX3_DL
       {"avx512vbmi", HWY_AVX3_DL, N_AVX3_DL::select_kernels_for_target,
-       N_AVX3_DL::copy_for_target},
+       N_AVX3_DL::copy_for_target, N_AVX3_DL::copy_ways_for_target},
 #endif
 #if (HWY_TARGETS & HWY_AVX3) && HWY_STATIC_TARGET != HWY_AVX3
-      {"avx512", HWY_AVX3, N_AVX3::select_kernels_for_target, N_AVX3::copy_for_target},
+      {"avx512", HWY_AVX3, N_AVX3::select_kernels_for_target, N_AVX3::copy_for_target,
+       N_AVX3::copy_ways_for_target},
 #endif
 #if (HWY_TARGETS & HWY_AVX2) && HWY_STATIC_TARGET != HWY_AVX2
-      {"avx2", HWY_AVX2, N_AVX2::select_kernels_for_target, N_AVX2::copy_for_target},
+      {"avx2", HWY_AVX2, N_AVX2::select_kernels_for_target, N_AVX2::copy_for_target,
+       N_AVX2::copy_ways_for_target},
 #endif
       {"baseline", HWY_STATIC_TARGET, HWY_NAMESPACE::select_kernels_for_target,
-       HWY_NAMESPACE::copy_for_target},
+       HWY_NAMESPACE::copy_for_target, HWY_NAMESPACE::copy_ways_for_target},
   };
   *n = sizeof sets / sizeof sets[0];
   return sets;

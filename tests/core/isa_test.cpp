@@ -118,6 +118,32 @@ TEST(Isa, TheWidestOrTheForcedSetIsInEffect) {
   EXPECT_EQ(std::string(loom_isa()), forced() ? std::string(forced()) : sets.front());
 }
 
+// loom_isa_measured: every set says how its long copies go, by a way it
+// has (no 64-byte loop below AVX-512), and the sets with masked stores
+// whether they are slow (AVX2's: the answer forced either way).
+TEST(Isa, EverySetSaysWhatItMeasured) {
+  OnSet on;
+  for (const std::string &name : runnable()) {
+    ASSERT_TRUE(on.enter({name, -1}));
+    const std::string text = loom_isa_measured();
+    EXPECT_EQ(text.rfind("long copies: regions by ", 0), 0u) << name << ": " << text;
+    const bool wide = name.rfind("avx512", 0) == 0;
+    if (wide) {
+      EXPECT_NE(text.find("masked stores into uncached lines: "), std::string::npos) << text;
+    } else {
+      EXPECT_EQ(text.find("64-byte"), std::string::npos) << name << ": " << text;
+    }
+    if (name == "avx2") {
+      for (int slow : {1, 0}) {
+        loom::force_masked_stores_slow(slow);
+        EXPECT_NE(std::string(loom_isa_measured()).find(slow ? "masked stores: slow" : "masked stores: fast"),
+                  std::string::npos);
+      }
+      loom::force_masked_stores_slow(-1);
+    }
+  }
+}
+
 TEST(Isa, UnknownOrUnsupportedNamesChangeNothing) {
   const std::string before = loom_isa();
   EXPECT_EQ(loom_set_isa("sse9"), LOOM_ERR_ARG);
