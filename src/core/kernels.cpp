@@ -469,21 +469,24 @@ __attribute__((noinline)) char *row_pairs(char *p, char *s, int64_t n, int64_t s
 }
 
 #if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX3
-// row's unpack by wide masked stores (n >= 1 blocks of b bytes), each block
-// but the last few with prefetch_stores' prefetches kStoreAhead bytes of
-// the user's ahead; returns s advanced.  Only for a strided loop's whole
-// range (k_vec_blk): checked in row, where nested kernels call it a short
-// row at a time, the check cost rows of 63 blocks of 12 bytes 1.35x (the
-// block's mask reloaded from memory every block).
-template <int W, int B>
-char *masked_row_ahead(char *p, char *s, int64_t n, int64_t st, int64_t b) {
+// row's unpack by wide masked stores (n >= 1 blocks of b bytes: see row),
+// each block but the last by one byte-masked store; Ahead: each block but
+// the last few with prefetch_stores' prefetches kStoreAhead bytes of the
+// user's ahead.  Returns s advanced.  Ahead only over a strided loop's
+// whole range (k_vec_blk): checked in row, where nested kernels call it a
+// short row at a time, the check cost rows of 63 blocks of 12 bytes 1.35x
+// (the block's mask reloaded from memory every block).
+template <int W, int B, bool Ahead>
+inline char *masked_row(char *p, char *s, int64_t n, int64_t st, int64_t b) {
   const uint64_t m = (uint64_t(1) << b) - 1;
-  const int64_t ahead = std::max<int64_t>(1, kStoreAhead / std::max<int64_t>(1, std::abs(st)));
   int64_t k = 0;
-  for (; k + ahead + 1 < n; k++, p += st, s += b) {
-    prefetch_write(p + ahead * st);
-    prefetch_write(p + ahead * st + b - 1);
-    mv_wide_masked<W>(p, s, m);
+  if constexpr (Ahead) {
+    const int64_t ahead = std::max<int64_t>(1, kStoreAhead / std::max<int64_t>(1, std::abs(st)));
+    for (; k + ahead + 1 < n; k++, p += st, s += b) {
+      prefetch_write(p + ahead * st);
+      prefetch_write(p + ahead * st + b - 1);
+      mv_wide_masked<W>(p, s, m);
+    }
   }
   for (; k + 1 < n; k++, p += st, s += b) mv_wide_masked<W>(p, s, m);
   mv_block<false, B>(p, s, b);
@@ -527,12 +530,7 @@ inline char *row(char *p, char *s, int64_t n, int64_t st, int64_t b) {
     // 49-63-byte blocks (64-byte moves) only where a block's 64 bytes end
     // before the next one's (see wide_move).
     constexpr int W = wide_move<B>();
-    if (W < 64 || st >= W) {
-      const uint64_t m = (uint64_t(1) << b) - 1;
-      for (; k + 1 < n; k++, p += st, s += b) mv_wide_masked<W>(p, s, m);
-      if (n > 0) mv_block<false, B>(p, s, b);
-      return n > 0 ? s + b : s;
-    }
+    if (W < 64 || st >= W) return n > 0 ? masked_row<W, B, false>(p, s, n, st, b) : s;
   }
 #endif
   if constexpr (B > 0) {
@@ -726,7 +724,7 @@ char *k_vec_blk(const Node &n, char *base, char *s, int64_t i0, int64_t i1) {
   if constexpr (!Pack && wide_move<B>() > 0) {
     constexpr int W = wide_move<B>();
     if ((W < 64 || st >= W) && i1 > i0 && stores_ahead((i1 - i0) * b))
-      return masked_row_ahead<W, B>(p, s, i1 - i0, st, b);
+      return masked_row<W, B, true>(p, s, i1 - i0, st, b);
   }
 #endif
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL

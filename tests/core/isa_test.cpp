@@ -529,7 +529,7 @@ TEST(Isa, SmallRepeatingPatternsTouchOnlyTheirPages) {
 // Unpacks of a mebibyte or more: where AVX-512's masked stores wait for
 // lines in no cache (isa.hpp cold_masked_stores_slow, forced here either
 // way), their loops prefetch the user's lines ahead (kernels.cpp
-// prefetch_stores, masked_row_ahead): every other float or every fourth
+// prefetch_stores, masked_row): every other float or every fourth
 // (the dense scatter), small patterns (permutes, pieces), strided blocks
 // of 12 or 24 bytes (rows of masked stores), each packed and unpacked whole
 // and in two ranges against inaccessible pages, the gaps left
